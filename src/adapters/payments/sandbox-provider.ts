@@ -1,0 +1,109 @@
+import { randomBytes, randomInt } from 'node:crypto';
+import Database from 'better-sqlite3';
+import { signWebhook } from '../../lib/webhook-signature.js';
+import {
+  PaymentProviderError,
+  type PaymentProvider,
+  type PaymentSimulator,
+  type ProviderPaymentStatus,
+} from '../../ports/payment-provider.js';
+
+export interface SandboxOptions {
+  /** Where the sandbox keeps its own ledger: it is "another company", it outlives our restarts. */
+  readonly ledgerFile: string;
+  /** Read at delivery time: the server's port may only be known once it listens. */
+  readonly callbackUrl: () => string;
+  readonly secret: string;
+  /** Chance that a callback is delivered twice, as real providers do. */
+  readonly duplicateRate: number;
+  readonly deliveryDelayMsMax: number;
+  readonly deliveryAttemptsMax: number;
+  readonly retryBaseDelayMs: number;
+  readonly onDeliveryError?: (paymentId: string, error: unknown) => void;
+}
+
+interface LedgerRow { payment_id: string; order_id: string; amount_cents: number; status: ProviderPaymentStatus; delivered: number; refunded: number }
+
+/**
+ * A payment provider that behaves like a real one: payments live in its own ledger, outcomes are
+ * reported by signed HTTP callbacks, asynchronously, sometimes twice, retried with backoff until
+ * acknowledged with a 2xx, and re-sent after a restart if never acknowledged.
+ */
+export function createSandboxProvider(options: SandboxOptions): PaymentProvider & PaymentSimulator & { start(): void; stop(): void } {
+  const db = new Database(options.ledgerFile);
+  db.pragma('journal_mode = WAL');
+  db.exec(`CREATE TABLE IF NOT EXISTS sandbox_payments (
+    payment_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, amount_cents INTEGER NOT NULL,
+    status TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, refunded INTEGER NOT NULL DEFAULT 0)`);
+  const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
+  const timers = new Set<NodeJS.Timeout>();
+  let stopped = false;
+
+  const later = (ms: number, fn: () => void): void => {
+    if (stopped) return;
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn();
+    }, ms);
+    timer.unref();
+    timers.add(timer);
+  };
+
+  const deliver = (paymentId: string, attempt: number): void => {
+    const row = get.get(paymentId) as LedgerRow | undefined;
+    if (row === undefined || stopped) return;
+    const body = JSON.stringify({ paymentId, orderId: row.order_id, status: row.status, amountCents: row.amount_cents });
+    fetch(options.callbackUrl(), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-ticketrush-signature': signWebhook(options.secret, body, Math.floor(Date.now() / 1000)) },
+      body,
+      signal: AbortSignal.timeout(10_000),
+    })
+      .then((response) => {
+        if (!response.ok) throw new PaymentProviderError(`callback answered ${response.status}`);
+        db.prepare('UPDATE sandbox_payments SET delivered = 1 WHERE payment_id = ?').run(paymentId);
+      })
+      .catch((error: unknown) => {
+        options.onDeliveryError?.(paymentId, error);
+        if (attempt < options.deliveryAttemptsMax) later(options.retryBaseDelayMs * 2 ** (attempt - 1), () => deliver(paymentId, attempt + 1));
+      });
+  };
+
+  const scheduleDelivery = (paymentId: string): void => {
+    later(randomInt(options.deliveryDelayMsMax + 1), () => deliver(paymentId, 1));
+    if (Math.random() < options.duplicateRate) later(randomInt(options.deliveryDelayMsMax + 1), () => deliver(paymentId, 1));
+  };
+
+  return {
+    name: 'sandbox',
+    async createPayment({ orderId, amountCents }) {
+      const paymentId = `pay_${randomBytes(16).toString('base64url')}`;
+      db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status) VALUES (?, ?, ?, 'PENDING')`).run(paymentId, orderId, amountCents);
+      return { paymentId };
+    },
+    async getPaymentStatus(paymentId) {
+      return (get.get(paymentId) as LedgerRow | undefined)?.status ?? 'UNKNOWN';
+    },
+    async refund({ paymentId }) {
+      const changes = db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED'`).run(paymentId).changes;
+      return { refunded: changes === 1 };
+    },
+    async simulate(paymentId, outcome) {
+      const changes = db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`).run(outcome, paymentId).changes;
+      const row = get.get(paymentId) as LedgerRow | undefined;
+      if (row === undefined) throw new PaymentProviderError('no such sandbox payment');
+      // Paying again re-sends the verdict the provider already has, exactly like a retried webhook.
+      if (changes === 1 || row.status === outcome) scheduleDelivery(paymentId);
+    },
+    start() {
+      const undelivered = db.prepare(`SELECT payment_id FROM sandbox_payments WHERE delivered = 0 AND status IN ('SUCCEEDED','FAILED')`).all() as { payment_id: string }[];
+      for (const { payment_id } of undelivered) scheduleDelivery(payment_id);
+    },
+    stop() {
+      stopped = true;
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      db.close();
+    },
+  };
+}

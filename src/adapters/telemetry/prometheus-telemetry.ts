@@ -1,0 +1,43 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { BookingTelemetry } from '../../ports/telemetry.js';
+
+/** Prometheus series for the booking loop; names follow the `ticketrush_<thing>_<unit>` form. */
+export function createPrometheusTelemetry(): { telemetry: BookingTelemetry; registry: Registry } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const holds = new Counter({ name: 'ticketrush_holds_total', help: 'Hold attempts by outcome', labelNames: ['outcome'], registers: [registry] });
+  const holdLatency = new Histogram({
+    name: 'ticketrush_hold_latency_seconds',
+    help: 'Time to place or refuse a hold',
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.2, 0.5, 1],
+    registers: [registry],
+  });
+  const orders = new Counter({ name: 'ticketrush_orders_total', help: 'Order attempts by outcome', labelNames: ['outcome'], registers: [registry] });
+  const payments = new Counter({ name: 'ticketrush_payment_callbacks_total', help: 'Payment callbacks by outcome (DUPLICATE counts replays)', labelNames: ['outcome'], registers: [registry] });
+  const expired = new Counter({ name: 'ticketrush_holds_expired_total', help: 'Holds freed by expiry', registers: [registry] });
+  const expiryDelay = new Histogram({
+    name: 'ticketrush_hold_expiry_delay_seconds',
+    help: 'How late after expiresAt a hold was actually freed',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    registers: [registry],
+  });
+  const tickets = new Counter({ name: 'ticketrush_tickets_issued_total', help: 'Tickets issued', registers: [registry] });
+  const checkIns = new Counter({ name: 'ticketrush_checkins_total', help: 'Check-in scans by outcome', labelNames: ['outcome'], registers: [registry] });
+  return {
+    registry,
+    telemetry: {
+      holdAttempt(outcome, seconds) {
+        holds.inc({ outcome });
+        holdLatency.observe(seconds);
+      },
+      orderAttempt: (outcome) => orders.inc({ outcome }),
+      paymentCallback: (outcome) => payments.inc({ outcome }),
+      holdsExpired(count, delays) {
+        expired.inc(count);
+        for (const d of delays) expiryDelay.observe(d);
+      },
+      ticketsIssued: (count) => tickets.inc(count),
+      checkIn: (outcome) => checkIns.inc({ outcome }),
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { BookingStore } from '../ports/store.js';
+import type { Clock, IdSource, JobScheduler } from '../ports/runtime.js';
+import type { PaymentProvider } from '../ports/payment-provider.js';
+import type { PasswordHasher, TicketSigner } from '../ports/security.js';
+import type { BookingTelemetry } from '../ports/telemetry.js';
+import type { SeatMapCache } from './seat-map-cache.js';
+
+/** Policy the application needs from configuration (already validated and frozen). */
+export interface BookingPolicy {
+  readonly holdSecondsDefault: number;
+  readonly holdSecondsMax: number;
+  readonly currency: string;
+}
+
+/** Everything a use case may touch: ports, the seat-map read model, policy. No adapters. */
+export interface AppContext {
+  readonly store: BookingStore;
+  readonly clock: Clock;
+  readonly ids: IdSource;
+  readonly scheduler: JobScheduler;
+  readonly payments: PaymentProvider;
+  readonly passwords: PasswordHasher;
+  readonly signer: TicketSigner;
+  readonly telemetry: BookingTelemetry;
+  readonly seatMaps: SeatMapCache;
+  readonly policy: BookingPolicy;
+}

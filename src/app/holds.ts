@@ -1,0 +1,107 @@
+import { chooseBestAvailable, lapseHold, limits, placeHold, type Hold } from '../domain/index.js';
+import type { AppContext } from './context.js';
+import { AppError, found, unwrap } from './errors.js';
+import { scheduleExpiry } from './expiry.js';
+import { cancelLiveOrder } from './order-cancellation.js';
+
+export type HoldRequest =
+  | { readonly kind: 'seats'; readonly seatIds: readonly string[] }
+  | { readonly kind: 'best'; readonly quantity: number; readonly adjacent: boolean; readonly section?: string };
+
+export interface PlaceHoldCommand {
+  readonly userId: string;
+  readonly showId: string;
+  readonly request: HoldRequest;
+  readonly holdSeconds?: number;
+}
+
+/** Seats picked by best-available can be taken by a buyer ahead in the queue; try a few picks. */
+const bestAvailableAttemptsMax = 3;
+
+export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Promise<Hold> {
+  const started = performance.now();
+  try {
+    const hold = await placeWithRetries(ctx, command);
+    ctx.telemetry.holdAttempt('HELD', (performance.now() - started) / 1000);
+    return hold;
+  } catch (error) {
+    ctx.telemetry.holdAttempt(error instanceof AppError ? error.code : 'ERROR', (performance.now() - started) / 1000);
+    throw error;
+  }
+}
+
+async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Promise<Hold> {
+  const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
+  const { request } = command;
+  if (request.kind === 'seats') {
+    // Fast path: a seat the read model already knows is taken fails here, without a transaction.
+    if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
+      throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
+        seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
+      });
+    }
+    return commitHold(ctx, command, request.seatIds);
+  }
+  if (request.quantity > limits.seatsPerHoldMax) {
+    throw new AppError('TOO_MANY_SEATS', `a hold may take at most ${limits.seatsPerHoldMax} seats`);
+  }
+  for (let attempt = 1; ; attempt++) {
+    const choice = chooseBestAvailable(entry.show.seatMap, ctx.seatMaps.positions(entry), {
+      quantity: request.quantity,
+      ...(request.section === undefined ? {} : { section: request.section }),
+      allowSplit: !request.adjacent,
+    });
+    if (choice === null) throw new AppError('NOT_ENOUGH_SEATS', `no ${request.adjacent ? 'adjacent ' : ''}seats left for ${request.quantity}`);
+    try {
+      return await commitHold(ctx, command, choice.seatIds);
+    } catch (error) {
+      const retryable = error instanceof AppError && error.code === 'SEAT_UNAVAILABLE';
+      if (!retryable || attempt >= bestAvailableAttemptsMax) throw error;
+    }
+  }
+}
+
+async function commitHold(ctx: AppContext, command: PlaceHoldCommand, seatIds: readonly string[]): Promise<Hold> {
+  const now = ctx.clock.now();
+  const change = await ctx.store.transaction(async (tx) => {
+    const show = found(await tx.shows.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
+    const seats = await tx.seats.getMany(command.showId, seatIds);
+    const placed = unwrap(
+      placeHold({
+        show,
+        holdId: ctx.ids.newId('hold'),
+        userId: command.userId,
+        requestedSeatIds: seatIds,
+        seats,
+        holdSeconds: command.holdSeconds ?? ctx.policy.holdSecondsDefault,
+        holdSecondsMax: ctx.policy.holdSecondsMax,
+        now,
+      }),
+    );
+    await tx.holds.insert(placed.hold);
+    await tx.seats.save(placed.seats);
+    return placed;
+  });
+  ctx.seatMaps.apply(change.seats);
+  scheduleExpiry(ctx, change.hold);
+  return change.hold;
+}
+
+/** The buyer gives the seats back. A pending order on the hold is cancelled with it. */
+export async function releaseHold(ctx: AppContext, userId: string, holdId: string): Promise<Hold> {
+  const now = ctx.clock.now();
+  const change = await ctx.store.transaction(async (tx) => {
+    const hold = found(await tx.holds.get(holdId), 'HOLD_NOT_FOUND', 'no such hold');
+    if (hold.userId !== userId) throw new AppError('HOLD_NOT_OWNED', 'this hold belongs to someone else');
+    const seats = await tx.seats.getMany(hold.showId, hold.seatIds);
+    const released = unwrap(lapseHold(hold, seats, 'RELEASE'));
+    await cancelLiveOrder(tx, holdId, now);
+    await tx.holds.save(released.hold, hold.status);
+    await tx.seats.save(released.seats);
+    return released;
+  });
+  ctx.scheduler.cancel(`hold:${holdId}`);
+  ctx.seatMaps.apply(change.seats);
+  return change.hold;
+}
+

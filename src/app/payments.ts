@@ -1,0 +1,81 @@
+import { completeRefund, limits, settlePayment, type PaymentReport, type Settlement } from '../domain/index.js';
+import type { AppContext } from './context.js';
+import { AppError, found, unwrap } from './errors.js';
+import { issueTicketsSoon } from './tickets.js';
+
+/**
+ * Applies a verified provider callback. Idempotent by (paymentId, orderId); a callback that cannot
+ * be applied throws, so the edge answers non-2xx and the provider retries.
+ */
+export async function applyPaymentReport(ctx: AppContext, report: PaymentReport): Promise<Settlement['outcome']> {
+  const now = ctx.clock.now();
+  try {
+    const settlement = await ctx.store.transaction(async (tx) => {
+      const payment = found(await tx.payments.get(report.paymentId), 'PAYMENT_NOT_FOUND', 'no such payment');
+      const order = found(await tx.orders.get(report.orderId), 'ORDER_NOT_FOUND', 'no such order');
+      const hold = found(await tx.holds.get(order.holdId), 'HOLD_NOT_FOUND', 'the order has no hold');
+      const seats = await tx.seats.getMany(order.showId, hold.seatIds);
+      const settled = unwrap(settlePayment({ report, payment, order, hold, seats, now }));
+      if (settled.outcome === 'DUPLICATE') return settled;
+      await tx.payments.save(settled.payment, payment.status);
+      if (settled.order !== order) await tx.orders.save(settled.order, order.status);
+      if (settled.hold !== hold) await tx.holds.save(settled.hold, hold.status);
+      await tx.seats.save(settled.seats);
+      return settled;
+    });
+    afterSettlement(ctx, settlement);
+    ctx.telemetry.paymentCallback(settlement.outcome);
+    return settlement.outcome;
+  } catch (error) {
+    ctx.telemetry.paymentCallback(error instanceof AppError ? error.code : 'ERROR');
+    throw error;
+  }
+}
+
+function afterSettlement(ctx: AppContext, settlement: Settlement): void {
+  ctx.seatMaps.apply(settlement.seats);
+  if (settlement.outcome === 'SOLD' || settlement.outcome === 'SOLD_LATE') {
+    ctx.scheduler.cancel(`hold:${settlement.hold.holdId}`);
+    issueTicketsSoon(ctx, settlement.order.orderId);
+  }
+  if (settlement.outcome === 'REFUND_REQUIRED') {
+    setImmediate(() => void refundPendingPayments(ctx).catch(() => undefined));
+  }
+}
+
+/**
+ * Asks the provider about payments still PENDING after `olderThanMs`: the callback that would
+ * have settled them may have been lost (paid-but-stuck orders are the classic rush failure).
+ */
+export async function reconcilePendingPayments(ctx: AppContext, olderThanMs: number): Promise<number> {
+  const before = ctx.clock.now() - olderThanMs;
+  const pending = await ctx.store.read((r) => r.payments.findByStatus('PENDING', before, limits.expirySweepBatchMax));
+  let settled = 0;
+  for (const payment of pending) {
+    const status = await ctx.payments.getPaymentStatus(payment.paymentId);
+    if (status !== 'SUCCEEDED' && status !== 'FAILED') continue;
+    await applyPaymentReport(ctx, { paymentId: payment.paymentId, orderId: payment.orderId, status, amountCents: payment.amountCents });
+    settled++;
+  }
+  return settled;
+}
+
+/** Returns the money of payments that could not buy their seats. */
+export async function refundPendingPayments(ctx: AppContext): Promise<number> {
+  const due = await ctx.store.read((r) => r.payments.findByStatus('REFUND_PENDING', ctx.clock.now(), limits.expirySweepBatchMax));
+  let refunded = 0;
+  for (const payment of due) {
+    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents });
+    if (!answer.refunded) continue;
+    await ctx.store.transaction(async (tx) => {
+      const current = await tx.payments.get(payment.paymentId);
+      const order = await tx.orders.get(payment.orderId);
+      if (current === null || order === null || current.status !== 'REFUND_PENDING') return;
+      const done = unwrap(completeRefund(current, order, ctx.clock.now()));
+      await tx.payments.save(done.payment, current.status);
+      if (done.order !== order) await tx.orders.save(done.order, order.status);
+    });
+    refunded++;
+  }
+  return refunded;
+}

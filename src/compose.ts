@@ -1,0 +1,111 @@
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
+import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
+import { createSandboxProvider } from './adapters/payments/sandbox-provider.js';
+import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
+import { randomIds } from './adapters/runtime/random-ids.js';
+import { systemClock } from './adapters/runtime/system-clock.js';
+import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
+import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
+import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
+import { ensureAdmin } from './app/accounts.js';
+import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { ensureDemoShow } from './app/catalog.js';
+import type { AppContext } from './app/context.js';
+import { sweepOverdueHolds } from './app/expiry.js';
+import { SeatMapCache } from './app/seat-map-cache.js';
+import type { Config } from './config.js';
+import { buildHttpApp } from './http/app.js';
+import { createTokenService } from './http/auth.js';
+import type { Clock } from './ports/runtime.js';
+
+export interface Node {
+  readonly app: FastifyInstance;
+  readonly ctx: AppContext;
+  readonly config: Config;
+  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
+  listen(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+export interface ComposeOptions {
+  readonly clock?: Clock;
+  /** Pino options, or false for silence (tests). */
+  readonly logger?: boolean | Record<string, unknown>;
+}
+
+/** The composition root: the only place that picks adapters and wires them into the application. */
+export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
+  const clock = options.clock ?? systemClock;
+  const store = openSqliteStore({ filename: join(config.dataDir, 'ticketrush.db') });
+  const { telemetry, registry } = createPrometheusTelemetry();
+  let baseUrl = config.publicUrl;
+  const reportError = (job: string, error: unknown): void => app.log.error({ err: error, job }, 'background job failed');
+  const scheduler = createTimerScheduler(() => clock.now(), (key, error) => reportError(key, error));
+  const sandbox = config.paymentProvider === 'sandbox'
+    ? createSandboxProvider({
+      ledgerFile: join(config.dataDir, 'sandbox-provider.db'),
+      callbackUrl: () => `${baseUrl}/api/v1/payments/callback`,
+      secret: config.secrets.payment,
+      duplicateRate: config.sandboxDuplicateRate,
+      deliveryDelayMsMax: config.sandboxDelayMsMax,
+      deliveryAttemptsMax: 8,
+      retryBaseDelayMs: 500,
+      onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
+    })
+    : null;
+  const ctx: AppContext = {
+    store,
+    clock,
+    ids: randomIds,
+    scheduler,
+    payments: sandbox ?? unconfiguredProvider,
+    passwords: scryptPasswordHasher,
+    signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
+    telemetry,
+    seatMaps: new SeatMapCache(store, `${clock.now()}-${randomBytes(8).toString('hex')}`),
+    policy: { holdSecondsDefault: config.holdSecondsDefault, holdSecondsMax: config.holdSecondsMax, currency: config.currency },
+  };
+  const app = await buildHttpApp({
+    ctx,
+    tokens: createTokenService(config.secrets.jwt, config.tokenTtlSeconds),
+    paymentSecret: config.secrets.payment,
+    sandbox,
+    metrics: { contentType: registry.contentType, render: () => registry.metrics() },
+    bodyLimitBytes: config.bodyLimitBytes,
+    logger: options.logger ?? { level: config.logLevel },
+  });
+
+  if (config.admin !== null) await ensureAdmin(ctx, config.admin.username, config.admin.password);
+  if (config.demo) await ensureDemoShow(ctx);
+  // Holds that fell due while the process was down are freed before the first request.
+  await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+
+  let jobs: BackgroundJobs | null = null;
+  return {
+    app,
+    ctx,
+    config,
+    async listen() {
+      const address = await app.listen({ host: config.host, port: config.port });
+      if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      sandbox?.start();
+      jobs = startBackgroundJobs(ctx, {
+        expirySweepMs: config.expirySweepMs,
+        ticketSweepMs: config.ticketSweepMs,
+        reconcileMs: config.reconcileMs,
+        reconcileAfterMs: config.reconcileAfterMs,
+      }, reportError);
+      return baseUrl;
+    },
+    async stop() {
+      jobs?.stop();
+      scheduler.stop();
+      await app.close();
+      sandbox?.stop();
+      await store.close();
+    },
+  };
+}

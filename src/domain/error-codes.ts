@@ -1,0 +1,27 @@
+/**
+ * Every failure the domain can report. The HTTP edge maps each code to a status in one registry
+ * (src/http/error-registry.ts), so a code means the same thing whatever adapter produced it.
+ */
+export const domainErrorCodes = [
+  'ILLEGAL_TRANSITION',
+  'INVALID_SEAT_MAP',
+  'INVALID_SHOW_TIMES',
+  'SALE_NOT_OPEN',
+  'SEAT_NOT_FOUND',
+  'SEAT_UNAVAILABLE',
+  'DUPLICATE_SEAT',
+  'TOO_MANY_SEATS',
+  'NOT_ENOUGH_SEATS',
+  'INVALID_HOLD_DURATION',
+  'HOLD_NOT_OWNED',
+  'HOLD_NOT_ACTIVE',
+  'HOLD_EXPIRED',
+  'HOLD_ALREADY_ORDERED',
+  'PAYMENT_ORDER_MISMATCH',
+  'PAYMENT_AMOUNT_MISMATCH',
+  'TICKET_ALREADY_USED',
+  'TICKET_NOT_VALID',
+  'INVARIANT_VIOLATED',
+] as const;
+
+export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -1,0 +1,29 @@
+/**
+ * Policy bounds of the booking core, each with a unit in its name. Configuration may narrow some
+ * of them (see src/config.ts) but never exceed them.
+ */
+export const limits = Object.freeze({
+  seatsPerHoldMax: 10,
+  holdTtlSecondsMin: 1,
+  holdTtlSecondsMax: 3600,
+  holdTtlSecondsDefault: 600,
+  sectionsPerShowMax: 100,
+  rowsPerSectionMax: 500,
+  seatsPerRowMax: 500,
+  seatsPerShowMax: 200_000,
+  priceCentsMax: 100_000_000,
+  titleLengthMax: 200,
+  showDurationDaysMax: 366,
+  usernameLengthMin: 3,
+  usernameLengthMax: 64,
+  passwordLengthMin: 8,
+  passwordLengthMax: 256,
+  idempotencyKeyLengthMax: 128,
+  seatIdLengthMax: 32,
+  /** A payment timestamp farther than this from our clock is refused (replay window). */
+  signatureToleranceSeconds: 300,
+  /** Holds freed per sweep transaction, so one sweep never stalls the booking path. */
+  expirySweepBatchMax: 200,
+  ticketIssueBatchMax: 100,
+  listPageSizeMax: 100,
+});

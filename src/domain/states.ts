@@ -1,0 +1,62 @@
+import { defineMachine } from './state-machine.js';
+
+// Seat: SOLD is only ever reached from HELD (seed 002 §3: HELD -> CONFIRMED -> PAID).
+export const seatStatuses = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'] as const;
+export type SeatStatus = (typeof seatStatuses)[number];
+export const seatEvents = ['HOLD', 'RELEASE', 'SELL', 'REQUEST_REFUND', 'COMPLETE_REFUND'] as const;
+export type SeatEvent = (typeof seatEvents)[number];
+export const seatMachine = defineMachine<SeatStatus, SeatEvent>('seat', seatStatuses, seatEvents, {
+  AVAILABLE: { HOLD: 'HELD' },
+  HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
+  SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
+  REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE' },
+});
+
+// Hold: an EXPIRED or RELEASED hold never becomes an order; it can only be confirmed again by a
+// late payment that finds every one of its seats still free (see settlePayment).
+export const holdStatuses = ['ACTIVE', 'EXPIRED', 'CONFIRMED', 'RELEASED'] as const;
+export type HoldStatus = (typeof holdStatuses)[number];
+export const holdEvents = ['CONFIRM', 'EXPIRE', 'RELEASE', 'CONFIRM_LATE'] as const;
+export type HoldEvent = (typeof holdEvents)[number];
+export const holdMachine = defineMachine<HoldStatus, HoldEvent>('hold', holdStatuses, holdEvents, {
+  ACTIVE: { CONFIRM: 'CONFIRMED', EXPIRE: 'EXPIRED', RELEASE: 'RELEASED' },
+  EXPIRED: { CONFIRM_LATE: 'CONFIRMED' },
+  RELEASED: { CONFIRM_LATE: 'CONFIRMED' },
+  CONFIRMED: {},
+});
+
+export const orderStatuses = ['INIT', 'PENDING_PAY', 'PAID', 'TICKETED', 'CANCELLED', 'REFUNDED'] as const;
+export type OrderStatus = (typeof orderStatuses)[number];
+export const orderEvents = ['AWAIT_PAYMENT', 'ABORT', 'PAY', 'CANCEL', 'PAY_LATE', 'ISSUE_TICKETS', 'REFUND'] as const;
+export type OrderEvent = (typeof orderEvents)[number];
+export const orderMachine = defineMachine<OrderStatus, OrderEvent>('order', orderStatuses, orderEvents, {
+  INIT: { AWAIT_PAYMENT: 'PENDING_PAY', ABORT: 'CANCELLED' },
+  PENDING_PAY: { PAY: 'PAID', CANCEL: 'CANCELLED' },
+  PAID: { ISSUE_TICKETS: 'TICKETED' },
+  TICKETED: {},
+  // A cancelled order whose money arrives anyway is either sold late or refunded: never lost.
+  CANCELLED: { PAY_LATE: 'PAID', REFUND: 'REFUNDED' },
+  REFUNDED: {},
+});
+
+export const paymentStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUND_PENDING', 'REFUNDED'] as const;
+export type PaymentStatus = (typeof paymentStatuses)[number];
+export const paymentEvents = ['SUCCEED', 'FAIL', 'REQUIRE_REFUND', 'COMPLETE_REFUND'] as const;
+export type PaymentEvent = (typeof paymentEvents)[number];
+export const paymentMachine = defineMachine<PaymentStatus, PaymentEvent>('payment', paymentStatuses, paymentEvents, {
+  PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
+  SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
+  FAILED: {},
+  REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
+  REFUNDED: {},
+});
+
+export const ticketStatuses = ['VALID', 'USED', 'INVALID'] as const;
+export type TicketStatus = (typeof ticketStatuses)[number];
+export const ticketEvents = ['CHECK_IN', 'INVALIDATE'] as const;
+export type TicketEvent = (typeof ticketEvents)[number];
+export const ticketMachine = defineMachine<TicketStatus, TicketEvent>('ticket', ticketStatuses, ticketEvents, {
+  VALID: { CHECK_IN: 'USED', INVALIDATE: 'INVALID' },
+  USED: { INVALIDATE: 'INVALID' },
+  INVALID: {},
+});

@@ -1,0 +1,102 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { holdSeats, releaseHold, type HoldRequest } from '../../app/holds.js';
+import { createOrder } from '../../app/orders.js';
+import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
+import { holdView } from '../../app/views.js';
+import { limits } from '../../domain/index.js';
+import type { HttpDeps } from '../app.js';
+import { requireUser } from '../auth.js';
+import { HttpError } from '../http-error.js';
+import {
+  HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
+} from '../schemas.js';
+
+const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;
+
+export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
+  const { ctx, tokens } = deps;
+
+  app.post('/shows/:showId/holds', {
+    schema: {
+      tags: ['booking'],
+      summary: 'Hold specific seats or N best-available seats, all or nothing, for a bounded time',
+      security: [{ bearer: [] }],
+      params: ShowParams,
+      body: HoldBody,
+      response: { 201: HoldResponse, ...errorResponses(400, 401, 404, 409, 422) },
+    },
+  }, async (request, reply) => {
+    const me = requireUser(tokens, request);
+    const body = request.body;
+    const holdRequest: HoldRequest = 'seatIds' in body
+      ? { kind: 'seats', seatIds: body.seatIds }
+      : { kind: 'best', quantity: body.quantity, adjacent: body.adjacent ?? true, ...(body.section === undefined ? {} : { section: body.section }) };
+    const hold = await holdSeats(ctx, {
+      userId: me.userId,
+      showId: request.params.showId,
+      request: holdRequest,
+      ...(body.holdSeconds === undefined ? {} : { holdSeconds: body.holdSeconds }),
+    });
+    return reply.status(201).send(holdView(hold));
+  });
+
+  app.delete('/holds/:holdId', {
+    schema: {
+      tags: ['booking'],
+      summary: 'Release a hold (owner only); an unpaid order on it is cancelled',
+      security: [{ bearer: [] }],
+      params: HoldParams,
+      response: { 200: HoldResponse, ...errorResponses(401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    return holdView(await releaseHold(ctx, me.userId, request.params.holdId));
+  });
+
+  app.post('/orders', {
+    schema: {
+      tags: ['booking'],
+      summary: 'Turn an active hold into an order awaiting payment (X-Idempotency-Key required)',
+      security: [{ bearer: [] }],
+      headers: Type.Object({ 'x-idempotency-key': Type.Optional(Type.String()) }),
+      body: OrderBody,
+      response: { 200: OrderResponse, 201: OrderResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+    },
+  }, async (request, reply) => {
+    const me = requireUser(tokens, request);
+    const key = request.headers['x-idempotency-key'];
+    if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
+      throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
+    }
+    const result = await createOrder(ctx, { userId: me.userId, holdId: request.body.holdId, idempotencyKey: key });
+    if (result.replayed) void reply.header('idempotent-replayed', 'true');
+    return reply.status(201).send(result.order);
+  });
+
+  app.get('/orders/:orderId', {
+    schema: {
+      tags: ['booking'],
+      summary: 'An order with its tickets (owner or admin)',
+      security: [{ bearer: [] }],
+      params: OrderParams,
+      response: { 200: Type.Intersect([OrderResponse, Type.Object({ tickets: Type.Array(TicketResponse) })]), ...errorResponses(401, 404) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    return getOrderWithTickets(ctx, { userId: me.userId, isAdmin: me.role === 'ADMIN' }, request.params.orderId);
+  });
+
+  app.get('/me/orders', {
+    schema: {
+      tags: ['booking'],
+      summary: 'My orders, newest first',
+      security: [{ bearer: [] }],
+      querystring: PageQuery,
+      response: { 200: Type.Object({ orders: Type.Array(OrderResponse) }), ...errorResponses(401) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    return { orders: await listMyOrders(ctx, me.userId, request.query) };
+  });
+};

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import type { HttpDeps } from '../app.js';
+import { HttpError } from '../http-error.js';
+import { errorResponses } from '../schemas.js';
+
+export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
+  app.get('/healthz', {
+    schema: { tags: ['operations'], summary: 'The process is up', response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+  }, async () => ({ status: 'ok' as const }));
+
+  app.get('/readyz', {
+    schema: { tags: ['operations'], summary: 'Storage is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
+  }, async () => {
+    try {
+      await deps.ctx.store.ping();
+    } catch (error) {
+      throw new HttpError('STORAGE_UNAVAILABLE', `storage is not reachable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { status: 'ready' as const };
+  });
+
+  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
+    return reply.type(deps.metrics.contentType).send(await deps.metrics.render());
+  });
+};

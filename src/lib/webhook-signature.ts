@@ -1,0 +1,29 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Payment callback signatures: header `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">`.
+ * Shared by the sandbox provider (which signs) and the callback route (which verifies).
+ */
+export function signWebhook(secret: string, rawBody: string, unixSeconds: number): string {
+  const mac = createHmac('sha256', secret).update(`${unixSeconds}.${rawBody}`).digest('hex');
+  return `t=${unixSeconds},v1=${mac}`;
+}
+
+export type WebhookVerdict = 'VALID' | 'MALFORMED' | 'BAD_SIGNATURE' | 'STALE';
+
+export function verifyWebhook(secret: string, header: string | undefined, rawBody: string, nowSeconds: number, toleranceSeconds: number): WebhookVerdict {
+  if (header === undefined || header.length > 512) return 'MALFORMED';
+  const fields = new Map<string, string[]>();
+  for (const part of header.split(',')) {
+    const [name, value] = part.trim().split('=', 2);
+    if (name === undefined || value === undefined) return 'MALFORMED';
+    fields.set(name, [...(fields.get(name) ?? []), value]);
+  }
+  const t = Number(fields.get('t')?.[0]);
+  const candidates = fields.get('v1') ?? [];
+  if (!Number.isInteger(t) || candidates.length === 0) return 'MALFORMED';
+  const expected = Buffer.from(createHmac('sha256', secret).update(`${t}.${rawBody}`).digest('hex'));
+  const matches = candidates.some((c) => c.length === expected.length && timingSafeEqual(Buffer.from(c), expected));
+  if (!matches) return 'BAD_SIGNATURE';
+  return Math.abs(nowSeconds - t) > toleranceSeconds ? 'STALE' : 'VALID';
+}

@@ -1,0 +1,23 @@
+/** What a payment provider (the built-in sandbox, Stripe, ...) must offer the booking core. */
+export interface PaymentProvider {
+  readonly name: string;
+  /** Opens a payment for an order; the provider reports its outcome later by a signed callback. */
+  createPayment(request: { orderId: string; amountCents: number; currency: string }): Promise<{ paymentId: string }>;
+  /** Asked by reconciliation when a callback may have been lost. */
+  getPaymentStatus(paymentId: string): Promise<ProviderPaymentStatus>;
+  refund(request: { paymentId: string; amountCents: number }): Promise<{ refunded: boolean }>;
+}
+
+export type ProviderPaymentStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'UNKNOWN';
+
+export class PaymentProviderError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'PaymentProviderError';
+  }
+}
+
+/** Only the sandbox has this: it lets a buyer (or a test) play the card holder. */
+export interface PaymentSimulator {
+  simulate(paymentId: string, outcome: 'SUCCEEDED' | 'FAILED'): Promise<void>;
+}

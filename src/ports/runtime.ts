@@ -1,0 +1,20 @@
+/** Time is injected everywhere so tests and simulations can drive it. */
+export interface Clock {
+  now(): number;
+}
+
+export type IdKind = 'user' | 'show' | 'hold' | 'order' | 'ticket';
+
+/** Opaque identifiers and unguessable codes; randomness is injected like the clock. */
+export interface IdSource {
+  newId(kind: IdKind): string;
+  /** An unguessable code printed on a ticket (upper-case, no ambiguous characters). */
+  newTicketCode(): string;
+}
+
+/** Runs a task at (or soon after) a moment: the scheduled half of hold expiry. */
+export interface JobScheduler {
+  schedule(key: string, atMs: number, task: () => Promise<void>): void;
+  cancel(key: string): void;
+  stop(): void;
+}
