@@ -4,6 +4,8 @@
  */
 export const limits = Object.freeze({
   seatsPerHoldMax: 10,
+  /** What a request may list at all; beyond seatsPerHoldMax it gets a clear TOO_MANY_SEATS. */
+  seatIdsPerRequestMax: 100,
   holdTtlSecondsMin: 1,
   holdTtlSecondsMax: 3600,
   holdTtlSecondsDefault: 600,

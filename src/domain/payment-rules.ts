@@ -90,9 +90,10 @@ function settleSuccess(input: SettleInput): Result<Settlement> {
   return ok({ outcome: 'REFUND_REQUIRED', order, hold, payment: refund.value, seats: [] });
 }
 
+/** AVAILABLE -> HELD as the first step of a late sale; `sell` then bumps the version once for both steps. */
 function holdSeat(seat: Seat, holdId: string): Result<Seat> {
   const next = seatMachine.transition(seat.status, 'HOLD');
-  return next.ok ? ok({ ...seat, status: next.value, holdId, version: seat.version + 1 }) : next;
+  return next.ok ? ok({ ...seat, status: next.value, holdId }) : next;
 }
 
 function sell(

@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { AppError } from '../app/errors.js';
-import type { AppContext } from '../app/context.js';
-import type { PaymentSimulator } from '../ports/payment-provider.js';
 import { StoreConflictError } from '../ports/store.js';
-import type { TokenService } from './auth.js';
+import type { HttpDeps } from './deps.js';
 import { errorStatus, type ErrorCode } from './error-registry.js';
 import { HttpError } from './http-error.js';
 import { ErrorBody } from './schemas.js';
@@ -17,17 +15,6 @@ import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
 import { ticketRoutes } from './routes/tickets.js';
-
-export interface HttpDeps {
-  readonly ctx: AppContext;
-  readonly tokens: TokenService;
-  readonly paymentSecret: string;
-  /** Present only when the sandbox provider is on. */
-  readonly sandbox: PaymentSimulator | null;
-  readonly metrics: { readonly contentType: string; render(): Promise<string> };
-  readonly bodyLimitBytes: number;
-  readonly logger: FastifyServerOptions['logger'];
-}
 
 export type HttpApp = FastifyInstance;
 
@@ -50,6 +37,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addSchema(ErrorBody);
+  // JSON only: anything else is a clear 415 rather than a string that fails validation.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

@@ -61,14 +61,14 @@ export const HoldBody = Type.Union(
   [
     Type.Object(
       {
-        seatIds: Type.Array(SeatId, { minItems: 1, maxItems: limits.seatsPerHoldMax }),
+        seatIds: Type.Array(SeatId, { minItems: 1, maxItems: limits.seatIdsPerRequestMax }),
         holdSeconds: Type.Optional(Type.Integer({ minimum: limits.holdTtlSecondsMin, maximum: limits.holdTtlSecondsMax })),
       },
       { additionalProperties: false, title: 'Specific seats' },
     ),
     Type.Object(
       {
-        quantity: Type.Integer({ minimum: 1, maximum: limits.seatsPerHoldMax }),
+        quantity: Type.Integer({ minimum: 1, maximum: limits.seatIdsPerRequestMax }),
         adjacent: Type.Optional(Type.Boolean({ description: 'false allows scattered seats when no adjacent run is free' })),
         section: Type.Optional(Type.String({ minLength: 1, maxLength: 8 })),
         holdSeconds: Type.Optional(Type.Integer({ minimum: limits.holdTtlSecondsMin, maximum: limits.holdTtlSecondsMax })),

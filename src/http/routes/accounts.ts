@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { authenticate, register, setRole } from '../../app/accounts.js';
-import type { HttpDeps } from '../app.js';
-import { requireRole, requireUser } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import { guard, requireRole, requireUser } from '../auth.js';
 import { Credentials, RoleBody, UsernameParams, errorResponses } from '../schemas.js';
 
 const UserResponse = Type.Object({ userId: Type.String(), username: Type.String(), role: Type.String() });
@@ -30,6 +30,7 @@ export const accountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.get('/me', {
+    onRequest: guard(tokens),
     schema: { tags: ['accounts'], summary: 'Who the bearer token belongs to', security: [{ bearer: [] }], response: { 200: UserResponse, ...errorResponses(401) } },
   }, async (request) => {
     const me = requireUser(tokens, request);
@@ -37,6 +38,7 @@ export const accountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.put('/admin/users/:username/role', {
+    onRequest: guard(tokens, ['ADMIN']),
     schema: {
       tags: ['admin'],
       summary: 'Give a user a role (STAFF for door staff); takes effect at their next login',

@@ -5,8 +5,8 @@ import { createOrder } from '../../app/orders.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdView } from '../../app/views.js';
 import { limits } from '../../domain/index.js';
-import type { HttpDeps } from '../app.js';
-import { requireUser } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import {
   HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
@@ -18,6 +18,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   const { ctx, tokens } = deps;
 
   app.post('/shows/:showId/holds', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
       summary: 'Hold specific seats or N best-available seats, all or nothing, for a bounded time',
@@ -42,6 +43,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.delete('/holds/:holdId', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
       summary: 'Release a hold (owner only); an unpaid order on it is cancelled',
@@ -55,6 +57,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.post('/orders', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
       summary: 'Turn an active hold into an order awaiting payment (X-Idempotency-Key required)',
@@ -75,6 +78,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.get('/orders/:orderId', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
       summary: 'An order with its tickets (owner or admin)',
@@ -88,6 +92,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.get('/me/orders', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
       summary: 'My orders, newest first',

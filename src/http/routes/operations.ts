@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { HttpDeps } from '../app.js';
+import type { HttpDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { errorResponses } from '../schemas.js';
 

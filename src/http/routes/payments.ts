@@ -5,8 +5,8 @@ import { AppError } from '../../app/errors.js';
 import { applyPaymentReport } from '../../app/payments.js';
 import { limits } from '../../domain/index.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
-import type { HttpDeps } from '../app.js';
-import { requireUser } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { OrderParams, PaymentCallbackBody, SandboxPayBody, errorResponses } from '../schemas.js';
 
@@ -40,6 +40,7 @@ export const paymentRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.post('/orders/:orderId/sandbox-pay', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['payments'],
       summary: 'Sandbox only: play the card holder for my order; the sandbox then calls back like a real provider',

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { checkInTicket, getMyTicket, listMyTickets } from '../../app/tickets.js';
-import type { HttpDeps } from '../app.js';
-import { requireRole, requireUser } from '../auth.js';
+import type { HttpDeps } from '../deps.js';
+import { guard, requireRole, requireUser } from '../auth.js';
 import { CheckInBody, PageQuery, TicketParams, TicketResponse, errorResponses } from '../schemas.js';
 
 export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
@@ -21,6 +21,7 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   }));
 
   app.get('/me/tickets', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['tickets'],
       summary: 'My tickets, newest first',
@@ -34,6 +35,7 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   });
 
   app.get('/tickets/:ticketId', {
+    onRequest: guard(tokens),
     schema: {
       tags: ['tickets'],
       summary: 'One of my tickets (anyone else gets 404)',
@@ -47,6 +49,7 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   });
 
   app.post('/checkin', {
+    onRequest: guard(tokens, ['STAFF', 'ADMIN']),
     schema: {
       tags: ['tickets'],
       summary: 'Door check-in (STAFF or ADMIN): admits a ticket exactly once',

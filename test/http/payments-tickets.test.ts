@@ -1,0 +1,200 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, ApiClient, createShow } from '../support/api-client.js';
+import { startTestNode, type TestNode } from '../support/backend.js';
+import { postCallback } from '../support/payments.js';
+import { eventually, sleep } from '../support/wait.js';
+
+let t: TestNode & { baseUrl: string };
+let admin: ApiClient;
+let secret: string;
+let seq = 0;
+const buyer = async () => new ApiClient(t.node.app).signUp(`payer${++seq}`);
+
+beforeAll(async () => {
+  t = await startTestNode();
+  admin = await adminClient(t.node.app);
+  secret = t.node.config.secrets.payment;
+});
+afterAll(async () => t.close());
+
+async function pendingOrder(api: ApiClient, seatIds = ['A-1-1'], holdSeconds?: number) {
+  const showId = await createShow(admin);
+  const hold = await api.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds, ...(holdSeconds === undefined ? {} : { holdSeconds }) });
+  const order = await api.request('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': `o-${++seq}` });
+  return { showId, order: order.body as { orderId: string; paymentId: string; amountCents: number } };
+}
+
+const orderOf = async (api: ApiClient, orderId: string) => (await api.request('GET', `/api/v1/orders/${orderId}`)).body;
+const statusOf = async (api: ApiClient, showId: string, seatId: string) =>
+  ((await api.request('GET', `/api/v1/shows/${showId}/seats`)).body.seats as { seatId: string; status: string }[]).find((s) => s.seatId === seatId)?.status;
+
+describe('payment callbacks', () => {
+  it('sells through the sandbox: pay → signed async callback → PAID → tickets → TICKETED', async () => {
+    const alice = await buyer();
+    const { showId, order } = await pendingOrder(alice, ['A-1-1', 'A-1-2']);
+    expect((await alice.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+    const done = await eventually(async () => {
+      const o = await orderOf(alice, order.orderId);
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    expect(done.tickets).toHaveLength(2);
+    expect(await statusOf(alice, showId, 'A-1-1')).toBe('SOLD');
+  });
+
+  it('refuses a bad signature and a stale timestamp with 401 and changes nothing', async () => {
+    const alice = await buyer();
+    const { order } = await pendingOrder(alice);
+    const body = { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED' as const, amountCents: order.amountCents };
+    const forged = await postCallback(t.node.app, secret, body, { signWith: 'not-the-secret-at-all' });
+    expect({ status: forged.status, code: forged.body.code }).toEqual({ status: 401, code: 'SIGNATURE_INVALID' });
+    const stale = await postCallback(t.node.app, secret, body, { signatureTime: Math.floor(Date.now() / 1000) - 301 });
+    expect({ status: stale.status, code: stale.body.code }).toEqual({ status: 401, code: 'SIGNATURE_EXPIRED' });
+    expect((await orderOf(alice, order.orderId)).status).toBe('PENDING_PAY');
+  });
+
+  it('applies a callback once: a duplicate answers 200 DUPLICATE and issues no extra tickets', async () => {
+    const alice = await buyer();
+    const { order } = await pendingOrder(alice);
+    const body = { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED' as const, amountCents: order.amountCents };
+    expect((await postCallback(t.node.app, secret, body)).body.outcome).toBe('SOLD');
+    expect(await postCallback(t.node.app, secret, body)).toEqual({ status: 200, body: { received: true, outcome: 'DUPLICATE' } });
+    const done = await eventually(async () => {
+      const o = await orderOf(alice, order.orderId);
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    expect(done.tickets).toHaveLength(1);
+  });
+
+  it('answers non-2xx to a callback it cannot apply (wrong amount), so the provider retries', async () => {
+    const alice = await buyer();
+    const { order } = await pendingOrder(alice);
+    const wrong = await postCallback(t.node.app, secret, { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: 1 });
+    expect({ status: wrong.status, code: wrong.body.code }).toEqual({ status: 422, code: 'PAYMENT_AMOUNT_MISMATCH' });
+  });
+
+  it('cancels the order and frees the seats when the payment fails', async () => {
+    const alice = await buyer();
+    const { showId, order } = await pendingOrder(alice, ['A-3-3']);
+    const failed = await postCallback(t.node.app, secret, { paymentId: order.paymentId, orderId: order.orderId, status: 'FAILED', amountCents: order.amountCents });
+    expect(failed.body.outcome).toBe('CANCELLED');
+    expect((await orderOf(alice, order.orderId)).status).toBe('CANCELLED');
+    expect(await statusOf(alice, showId, 'A-3-3')).toBe('AVAILABLE');
+  });
+
+  it('sells seats still free to a payment that arrives after the hold expired', async () => {
+    const alice = await buyer();
+    const { showId, order } = await pendingOrder(alice, ['A-4-4'], 1);
+    await eventually(async () => ((await statusOf(alice, showId, 'A-4-4')) === 'AVAILABLE' ? true : undefined), 4_000);
+    expect((await orderOf(alice, order.orderId)).status).toBe('CANCELLED');
+    const late = await postCallback(t.node.app, secret, { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: order.amountCents });
+    expect(late.body.outcome).toBe('SOLD_LATE');
+    await eventually(async () => ((await orderOf(alice, order.orderId)).status === 'TICKETED' ? true : undefined));
+    expect(await statusOf(alice, showId, 'A-4-4')).toBe('SOLD');
+  });
+
+  it('refunds a late payment whose seats someone else took, and never sells the seat twice', async () => {
+    const [alice, bob] = [await buyer(), await buyer()];
+    const { showId, order } = await pendingOrder(alice, ['A-5-5'], 1);
+    await eventually(async () => ((await statusOf(alice, showId, 'A-5-5')) === 'AVAILABLE' ? true : undefined), 4_000);
+    expect((await bob.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-5-5'] })).status).toBe(201);
+    // Paid through the sandbox, so its ledger holds real money to give back.
+    expect((await alice.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, {})).status).toBe(202);
+    await eventually(async () => ((await orderOf(alice, order.orderId)).status === 'REFUNDED' ? true : undefined), 5_000, 'refund');
+    expect(await statusOf(alice, showId, 'A-5-5')).toBe('HELD');
+  });
+});
+
+describe('tickets and check-in', () => {
+  async function ticketed(api: ApiClient) {
+    const { order } = await pendingOrder(api);
+    await postCallback(t.node.app, secret, { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: order.amountCents });
+    const done = await eventually(async () => {
+      const o = await orderOf(api, order.orderId);
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    return done.tickets[0] as { ticketId: string; qr: string; code: string };
+  }
+
+  it('gives the buyer a QR an offline scanner can verify with the published Ed25519 key', async () => {
+    const alice = await buyer();
+    const ticket = await ticketed(alice);
+    const key = (await alice.request('GET', '/api/v1/tickets/public-key')).body;
+    const [prefix, payload, signature] = ticket.qr.split('.') as [string, string, string];
+    const genuine = verify(null, Buffer.from(`${prefix}.${payload}`), createPublicKey(key.publicKeyPem), Buffer.from(signature, 'base64url'));
+    expect(genuine).toBe(true);
+    expect(JSON.parse(Buffer.from(payload, 'base64url').toString())).toMatchObject({ tid: ticket.ticketId, code: ticket.code });
+    expect((await alice.request('GET', '/api/v1/me/tickets')).body.tickets.map((x: { ticketId: string }) => x.ticketId)).toContain(ticket.ticketId);
+  });
+
+  it("never shows one buyer another's ticket", async () => {
+    const [alice, bob] = [await buyer(), await buyer()];
+    const ticket = await ticketed(alice);
+    expect((await bob.request('GET', `/api/v1/tickets/${ticket.ticketId}`)).status).toBe(404);
+    expect((await bob.request('GET', '/api/v1/me/tickets')).body.tickets).toEqual([]);
+  });
+
+  it('admits a ticket once at the door: 200, then 409 TICKET_ALREADY_USED; a retried scan with its nonce is not a second use', async () => {
+    const alice = await buyer();
+    const ticket = await ticketed(alice);
+    await new ApiClient(t.node.app).signUp('door1');
+    await admin.request('PUT', '/api/v1/admin/users/door1/role', { role: 'STAFF' });
+    const door = await new ApiClient(t.node.app).logIn('door1', 'password-123');
+    expect((await alice.request('POST', '/api/v1/checkin', { qr: ticket.qr })).status).toBe(403);
+    const first = await door.request('POST', '/api/v1/checkin', { qr: ticket.qr, nonce: 'scan-1' });
+    expect(first.status).toBe(200);
+    expect(first.body.ticket.status).toBe('USED');
+    expect((await door.request('POST', '/api/v1/checkin', { qr: ticket.qr, nonce: 'scan-1' })).status).toBe(200);
+    const second = await door.request('POST', '/api/v1/checkin', { qr: ticket.qr, nonce: 'scan-2' });
+    expect({ status: second.status, code: second.body.code }).toEqual({ status: 409, code: 'TICKET_ALREADY_USED' });
+  });
+
+  it('rejects a forged or tampered code with 400 TICKET_INVALID', async () => {
+    const alice = await buyer();
+    const ticket = await ticketed(alice);
+    const [prefix, payload, signature] = ticket.qr.split('.') as [string, string, string];
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    const tampered = `${prefix}.${Buffer.from(JSON.stringify({ ...claims, seat: 'A-9-9' })).toString('base64url')}.${signature}`;
+    for (const qr of [tampered, 'TR1.garbage.sig', 'hello']) {
+      const reply = await admin.request('POST', '/api/v1/checkin', { qr });
+      expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 400, code: 'TICKET_INVALID' });
+    }
+  });
+});
+
+describe('errors at the edge', () => {
+  it('answers every bad request with a 4xx JSON {code, message}, never a 500', async () => {
+    const app = t.node.app;
+    const cases = [
+      { req: { method: 'GET' as const, url: '/nope' }, status: 404, code: 'ROUTE_NOT_FOUND' },
+      { req: { method: 'POST' as const, url: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, payload: '{bad' }, status: 400, code: 'INVALID_JSON' },
+      { req: { method: 'POST' as const, url: '/api/v1/auth/login', headers: { 'content-type': 'text/plain' }, payload: 'x' }, status: 415, code: 'UNSUPPORTED_MEDIA_TYPE' },
+      { req: { method: 'POST' as const, url: '/api/v1/auth/register', payload: { username: 'x', password: 'y' } }, status: 400, code: 'VALIDATION_FAILED' },
+      { req: { method: 'POST' as const, url: '/api/v1/auth/login', headers: { 'content-type': 'application/json' }, payload: JSON.stringify({ username: 'a'.repeat(70_000) }) }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+      { req: { method: 'GET' as const, url: '/api/v1/me/orders' }, status: 401, code: 'UNAUTHORIZED' },
+      { req: { method: 'GET' as const, url: '/api/v1/shows/shw_missing' }, status: 404, code: 'SHOW_NOT_FOUND' },
+    ];
+    for (const c of cases) {
+      const reply = await app.inject(c.req);
+      expect({ url: c.req.url, status: reply.statusCode, code: JSON.parse(reply.body).code }).toEqual({ url: c.req.url, status: c.status, code: c.code });
+    }
+  });
+
+  it('lets a buyer neither create shows nor pick a role', async () => {
+    const alice = await buyer();
+    const show = await alice.request('POST', '/api/v1/admin/shows', {});
+    expect(show.status).toBe(403);
+    const role = await new ApiClient(t.node.app).request('POST', '/api/v1/auth/register', { username: 'sneaky', password: 'password-123', role: 'ADMIN' });
+    expect({ status: role.status, code: role.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+  });
+
+  it('reports health, readiness and Prometheus metrics', async () => {
+    expect((await t.node.app.inject({ method: 'GET', url: '/healthz' })).statusCode).toBe(200);
+    expect((await t.node.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
+    await sleep(10);
+    const metrics = (await t.node.app.inject({ method: 'GET', url: '/metrics' })).body;
+    expect(metrics).toMatch(/ticketrush_holds_total\{outcome="HELD"\} \d+/);
+    expect(metrics).toContain('ticketrush_hold_latency_seconds_bucket');
+    expect(metrics).toMatch(/ticketrush_payment_callbacks_total\{outcome="DUPLICATE"\} \d+/);
+  });
+});
