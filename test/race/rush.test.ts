@@ -1,0 +1,112 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { adminClient, createShow } from '../support/api-client.js';
+import { startTestNode, type TestNode } from '../support/backend.js';
+import { HttpBuyer } from '../support/http-buyer.js';
+import { eventually, sleep } from '../support/wait.js';
+
+/**
+ * 300 buyers race for a 100-seat show over real HTTP. Each holds 1-4 random seats and then
+ * behaves like a real crowd: most order and pay, some pay twice, some let the hold expire and pay
+ * late, some pay with a failing card, some release. Whatever the interleaving, no seat is sold twice.
+ */
+const buyersCount = 300;
+const rows = 10;
+const seatsPerRow = 10;
+const capacity = rows * seatsPerRow;
+
+let t: TestNode & { baseUrl: string };
+let showId: string;
+let buyers: HttpBuyer[];
+
+beforeAll(async () => {
+  t = await startTestNode({ env: { TICKETRUSH_SANDBOX_DUPLICATE_RATE: '0.5', TICKETRUSH_RECONCILE_MS: '500', TICKETRUSH_RECONCILE_AFTER_MS: '1000' } });
+  showId = await createShow(await adminClient(t.node.app), { sections: [{ id: 'A', name: 'Floor', rows, seatsPerRow, priceCents: 2500 }] });
+  buyers = [];
+  for (let i = 0; i < buyersCount; i += 50) {
+    buyers.push(...(await Promise.all(Array.from({ length: 50 }, (_, j) => new HttpBuyer(t.baseUrl, `racer${i + j}`).signUp()))));
+  }
+}, 120_000);
+afterAll(async () => t.close());
+
+type Behaviour = 'pay' | 'pay-twice' | 'expire-then-pay' | 'fail' | 'release' | 'abandon';
+const behaviours: Behaviour[] = ['pay', 'pay', 'pay', 'pay-twice', 'expire-then-pay', 'fail', 'release', 'abandon'];
+
+function randomSeats(): string[] {
+  const count = 1 + Math.floor(Math.random() * 4);
+  const seats = new Set<string>();
+  while (seats.size < count) seats.add(`A-${1 + Math.floor(Math.random() * rows)}-${1 + Math.floor(Math.random() * seatsPerRow)}`);
+  return [...seats];
+}
+
+async function shop(buyer: HttpBuyer, index: number): Promise<string> {
+  const behaviour = behaviours[index % behaviours.length] as Behaviour;
+  const holdSeconds = behaviour === 'expire-then-pay' || behaviour === 'abandon' ? 1 : 60;
+  const hold = await buyer.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: randomSeats(), holdSeconds });
+  if (hold.status !== 201) {
+    expect([409]).toContain(hold.status);
+    return 'lost-the-race';
+  }
+  if (behaviour === 'release') {
+    expect((await buyer.call('DELETE', `/api/v1/holds/${hold.body.holdId}`)).status).toBe(200);
+    return behaviour;
+  }
+  const order = await buyer.call('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': `race-${index}` });
+  if (order.status !== 201) return `order-${order.body.code}`;
+  if (behaviour === 'abandon') return behaviour;
+  if (behaviour === 'expire-then-pay') await sleep(1_600);
+  const outcome = behaviour === 'fail' ? 'FAILED' : 'SUCCEEDED';
+  const pay = () => buyer.call('POST', `/api/v1/orders/${order.body.orderId}/sandbox-pay`, { outcome });
+  const payments = behaviour === 'pay-twice' ? await Promise.all([pay(), pay()]) : [await pay()];
+  for (const p of payments) expect(p.status).toBe(202);
+  return behaviour;
+}
+
+it('never sells a seat twice, and every paid order ends TICKETED or refunded', async () => {
+  const outcomes = await Promise.all(buyers.map((b, i) => shop(b, i)));
+  expect(outcomes.filter((o) => o === 'lost-the-race').length).toBeGreaterThan(0);
+
+  const db = new Database(join(t.dataDir, 'ticketrush.db'), { readonly: true });
+  try {
+    // Let callbacks, tickets, expiries and refunds settle: nothing may stay in a transient state.
+    await eventually(async () => {
+      const transient = db.prepare(`
+        SELECT (SELECT COUNT(*) FROM orders WHERE status = 'PAID')
+             + (SELECT COUNT(*) FROM payments WHERE status = 'REFUND_PENDING')
+             + (SELECT COUNT(*) FROM holds WHERE status = 'ACTIVE' AND expires_at <= ?) AS n`).get(Date.now()) as { n: number };
+      return transient.n === 0 ? true : undefined;
+    }, 20_000, 'paid orders ticketed, refunds done, overdue holds freed');
+
+    const seatCounts = db.prepare('SELECT status, COUNT(*) AS n FROM seats WHERE show_id = ? GROUP BY status').all(showId) as { status: string; n: number }[];
+    const count = (s: string) => seatCounts.find((c) => c.status === s)?.n ?? 0;
+    expect(count('AVAILABLE') + count('HELD') + count('SOLD')).toBe(capacity);
+
+    const doubleTickets = db.prepare(`SELECT seat_id, COUNT(*) AS n FROM tickets WHERE show_id = ? AND status <> 'INVALID' GROUP BY seat_id HAVING n > 1`).all(showId);
+    expect(doubleTickets).toEqual([]);
+    const tickets = db.prepare('SELECT COUNT(*) AS n FROM tickets WHERE show_id = ?').get(showId) as { n: number };
+    expect(tickets.n).toBe(count('SOLD'));
+    expect(count('SOLD')).toBeGreaterThan(0);
+
+    const unticketedSeats = db.prepare(`
+      SELECT o.order_id FROM orders o WHERE o.status = 'TICKETED'
+        AND (SELECT COUNT(*) FROM tickets k WHERE k.order_id = o.order_id) <> json_array_length(o.seat_ids)`).all();
+    expect(unticketedSeats).toEqual([]);
+
+    // Money is never lost: every successful payment bought its seats or is refunded.
+    const lostMoney = db.prepare(`
+      SELECT p.payment_id FROM payments p JOIN orders o ON o.order_id = p.order_id
+      WHERE p.status = 'SUCCEEDED' AND o.status NOT IN ('PAID', 'TICKETED')`).all();
+    expect(lostMoney).toEqual([]);
+    const refunded = db.prepare(`SELECT COUNT(*) AS n FROM orders WHERE status = 'REFUNDED'`).get() as { n: number };
+    const refundedPayments = db.prepare(`SELECT COUNT(*) AS n FROM payments WHERE status = 'REFUNDED'`).get() as { n: number };
+    expect(refundedPayments.n).toBe(refunded.n);
+
+    // The in-memory seat map (what buyers see) agrees with the database.
+    const map = await (await fetch(`${t.baseUrl}/api/v1/shows/${showId}/seats`)).json() as { seats: { seatId: string; status: string }[] };
+    const stored = new Map((db.prepare('SELECT seat_id, status FROM seats WHERE show_id = ?').all(showId) as { seat_id: string; status: string }[]).map((s) => [s.seat_id, s.status]));
+    for (const seat of map.seats) expect(`${seat.seatId}:${seat.status}`).toBe(`${seat.seatId}:${stored.get(seat.seatId)}`);
+  } finally {
+    db.close();
+  }
+}, 120_000);
