@@ -40,10 +40,10 @@ export interface ComposeOptions {
 export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
   const store = openSqliteStore({ filename: join(config.dataDir, 'ticketrush.db') });
-  const { telemetry, registry } = createPrometheusTelemetry();
   let baseUrl = config.publicUrl;
   const reportError = (job: string, error: unknown): void => app.log.error({ err: error, job }, 'background job failed');
-  const scheduler = createTimerScheduler(() => clock.now(), (key, error) => reportError(key, error));
+  const { telemetry, registry } = createPrometheusTelemetry(reportError);
+  const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
       ledgerFile: join(config.dataDir, 'sandbox-provider.db'),
@@ -97,7 +97,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
         ticketSweepMs: config.ticketSweepMs,
         reconcileMs: config.reconcileMs,
         reconcileAfterMs: config.reconcileAfterMs,
-      }, reportError);
+      }, (job, error) => telemetry.jobFailed(job, error));
       return baseUrl;
     },
     async stop() {

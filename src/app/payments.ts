@@ -39,7 +39,7 @@ function afterSettlement(ctx: AppContext, settlement: Settlement): void {
     issueTicketsSoon(ctx, settlement.order.orderId);
   }
   if (settlement.outcome === 'REFUND_REQUIRED') {
-    setImmediate(() => void refundPendingPayments(ctx).catch(() => undefined));
+    setImmediate(() => void refundPendingPayments(ctx).catch((error: unknown) => ctx.telemetry.jobFailed('refunds', error)));
   }
 }
 

@@ -24,7 +24,7 @@ export async function issueOrderTickets(ctx: AppContext, orderId: string): Promi
 
 /** Issue right after payment; if that fails part way, the sweep below tries again. */
 export function issueTicketsSoon(ctx: AppContext, orderId: string): void {
-  setImmediate(() => void issueOrderTickets(ctx, orderId).catch(() => undefined));
+  setImmediate(() => void issueOrderTickets(ctx, orderId).catch((error: unknown) => ctx.telemetry.jobFailed('issue-tickets', error)));
 }
 
 /** Safety net: every order PAID for longer than `olderThanMs` gets its tickets. */

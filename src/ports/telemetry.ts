@@ -6,6 +6,8 @@ export interface BookingTelemetry {
   holdsExpired(count: number, delaysSeconds: readonly number[]): void;
   ticketsIssued(count: number): void;
   checkIn(outcome: string): void;
+  /** A background step failed; a sweep will retry it, but an operator must be able to see it. */
+  jobFailed(job: string, error: unknown): void;
 }
 
 export const silentTelemetry: BookingTelemetry = {
@@ -15,4 +17,5 @@ export const silentTelemetry: BookingTelemetry = {
   holdsExpired: () => undefined,
   ticketsIssued: () => undefined,
   checkIn: () => undefined,
+  jobFailed: () => undefined,
 };

@@ -2,7 +2,7 @@ import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client
 import type { BookingTelemetry } from '../../ports/telemetry.js';
 
 /** Prometheus series for the booking loop; names follow the `ticketrush_<thing>_<unit>` form. */
-export function createPrometheusTelemetry(): { telemetry: BookingTelemetry; registry: Registry } {
+export function createPrometheusTelemetry(onJobFailure: (job: string, error: unknown) => void): { telemetry: BookingTelemetry; registry: Registry } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const holds = new Counter({ name: 'ticketrush_holds_total', help: 'Hold attempts by outcome', labelNames: ['outcome'], registers: [registry] });
@@ -22,6 +22,7 @@ export function createPrometheusTelemetry(): { telemetry: BookingTelemetry; regi
     registers: [registry],
   });
   const tickets = new Counter({ name: 'ticketrush_tickets_issued_total', help: 'Tickets issued', registers: [registry] });
+  const jobFailures = new Counter({ name: 'ticketrush_job_failures_total', help: 'Background steps that failed (a sweep retries them)', labelNames: ['job'], registers: [registry] });
   const checkIns = new Counter({ name: 'ticketrush_checkins_total', help: 'Check-in scans by outcome', labelNames: ['outcome'], registers: [registry] });
   return {
     registry,
@@ -38,6 +39,10 @@ export function createPrometheusTelemetry(): { telemetry: BookingTelemetry; regi
       },
       ticketsIssued: (count) => tickets.inc(count),
       checkIn: (outcome) => checkIns.inc({ outcome }),
+      jobFailed(job, error) {
+        jobFailures.inc({ job });
+        onJobFailure(job, error);
+      },
     },
   };
 }
