@@ -1,18 +1,10 @@
-import { createShow as layoutShow, limits, saleWindow, type SaleStatus, type SeatMapSpec, type Show } from '../domain/index.js';
+import { createShow as layoutShow, limits, saleWindow, type SaleStatus, type NewShowInput, type Show } from '../domain/index.js';
 import type { Page } from '../ports/store.js';
 import type { AppContext } from './context.js';
 import { found, unwrap } from './errors.js';
 import { iso } from './views.js';
 
-export interface NewShow {
-  readonly title: string;
-  readonly venue: string;
-  readonly city: string;
-  readonly startsAt: number;
-  readonly saleStartsAt: number;
-  readonly saleEndsAt: number;
-  readonly seatMap: SeatMapSpec;
-}
+export type NewShow = Omit<NewShowInput, 'showId'>;
 
 export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
   const { show, seats } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));

@@ -1,4 +1,4 @@
-import { chooseBestAvailable, lapseHold, limits, placeHold, type Hold } from '../domain/index.js';
+import { chooseBestAvailable, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -6,7 +6,7 @@ import { cancelLiveOrder } from './order-cancellation.js';
 
 export type HoldRequest =
   | { readonly kind: 'seats'; readonly seatIds: readonly string[] }
-  | { readonly kind: 'best'; readonly quantity: number; readonly adjacent: boolean; readonly section?: string };
+  | { readonly kind: 'best'; readonly quantity: number; readonly adjacent: boolean; readonly section?: string; readonly near?: SeatPoint };
 
 export interface PlaceHoldCommand {
   readonly userId: string;
@@ -15,22 +15,28 @@ export interface PlaceHoldCommand {
   readonly holdSeconds?: number;
 }
 
+export interface PlacedHold {
+  readonly hold: Hold;
+  /** Whether the held seats sit side by side in one row, so the buyer knows before paying. */
+  readonly adjacent: boolean;
+}
+
 /** Seats picked by best-available can be taken by a buyer ahead in the queue; try a few picks. */
 const bestAvailableAttemptsMax = 3;
 
-export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Promise<Hold> {
+export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
   const started = performance.now();
   try {
-    const hold = await placeWithRetries(ctx, command);
+    const placed = await placeWithRetries(ctx, command);
     ctx.telemetry.holdAttempt('HELD', (performance.now() - started) / 1000);
-    return hold;
+    return placed;
   } catch (error) {
     ctx.telemetry.holdAttempt(error instanceof AppError ? error.code : 'ERROR', (performance.now() - started) / 1000);
     throw error;
   }
 }
 
-async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Promise<Hold> {
+async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
   const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
   const { request } = command;
   if (request.kind === 'seats') {
@@ -40,7 +46,8 @@ async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Pro
         seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
       });
     }
-    return commitHold(ctx, command, request.seatIds);
+    const hold = await commitHold(ctx, command, request.seatIds);
+    return { hold, adjacent: formsAdjacentRun(ctx.seatMaps.placesOf(entry, hold.seatIds)) };
   }
   if (request.quantity > limits.seatsPerHoldMax) {
     throw new AppError('TOO_MANY_SEATS', `a hold may take at most ${limits.seatsPerHoldMax} seats`);
@@ -50,10 +57,11 @@ async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Pro
       quantity: request.quantity,
       ...(request.section === undefined ? {} : { section: request.section }),
       allowSplit: !request.adjacent,
+      ...(request.near === undefined ? {} : { near: request.near }),
     });
     if (choice === null) throw new AppError('NOT_ENOUGH_SEATS', `no ${request.adjacent ? 'adjacent ' : ''}seats left for ${request.quantity}`);
     try {
-      return await commitHold(ctx, command, choice.seatIds);
+      return { hold: await commitHold(ctx, command, choice.seatIds), adjacent: choice.adjacent };
     } catch (error) {
       const retryable = error instanceof AppError && error.code === 'SEAT_UNAVAILABLE';
       if (!retryable || attempt >= bestAvailableAttemptsMax) throw error;

@@ -86,6 +86,15 @@ export class SeatMapCache {
     return entry.positions.map((p, i) => ({ ...p, available: entry.statuses[i] === 0 }));
   }
 
+  /** Where the given seats are; unknown ids are left out. */
+  placesOf(entry: ShowSeats, seatIds: readonly string[]): Omit<SeatPosition, 'available'>[] {
+    return seatIds.flatMap((id) => {
+      const i = entry.index.get(id);
+      const place = i === undefined ? undefined : entry.positions[i];
+      return place === undefined ? [] : [place];
+    });
+  }
+
   counts(entry: ShowSeats): Record<SeatStatus, number> {
     const counts: Record<SeatStatus, number> = { AVAILABLE: 0, HELD: 0, SOLD: 0, REFUND_PENDING: 0 };
     for (const s of entry.statuses) counts[statusCodes[s] as SeatStatus]++;

@@ -15,6 +15,14 @@ export interface BestAvailableRequest {
   readonly section?: string;
   /** Allow scattered seats when no run of `quantity` adjacent seats is free. */
   readonly allowSplit?: boolean;
+  /** The point to sit nearest; the front-centre of each section when absent. */
+  readonly near?: SeatPoint;
+}
+
+export interface SeatPoint {
+  readonly section: string;
+  readonly row: number;
+  readonly number: number;
 }
 
 export interface BestAvailableChoice {
@@ -23,9 +31,9 @@ export interface BestAvailableChoice {
 }
 
 /**
- * Picks `quantity` seats nearest the front-centre of their section: first the best run of
- * adjacent free seats in one row, preferring runs that leave no single orphan seat behind;
- * scattered seats only when the buyer allows it. Distance is measured from row 1, middle seat.
+ * Picks `quantity` seats nearest the preferred point (by default the front-centre of their
+ * section): first the best run of adjacent free seats in one row, preferring runs that leave no
+ * single orphan seat behind; scattered seats only when the buyer allows it.
  */
 export function chooseBestAvailable(
   seatMap: SeatMapSpec,
@@ -33,22 +41,40 @@ export function chooseBestAvailable(
   request: BestAvailableRequest,
 ): BestAvailableChoice | null {
   const widths = new Map(seatMap.sections.map((s) => [s.id, s.seatsPerRow]));
+  const distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>): number => distanceFrom(seat, widths, request.near);
   const candidates = seats.filter((s) => s.available && (request.section === undefined || s.section === request.section));
   if (candidates.length < request.quantity) return null;
-  const run = bestAdjacentRun(candidates, widths, request.quantity);
+  const run = bestAdjacentRun(candidates, distance, request.quantity);
   if (run !== null) return { seatIds: run, adjacent: true };
   if (request.allowSplit !== true) return null;
-  const nearest = [...candidates].sort((a, b) => distance(a, widths) - distance(b, widths) || a.seatId.localeCompare(b.seatId));
-  return { seatIds: nearest.slice(0, request.quantity).map((s) => s.seatId), adjacent: request.quantity === 1 };
+  const nearest = [...candidates].sort((a, b) => distance(a) - distance(b) || a.seatId.localeCompare(b.seatId));
+  const picked = nearest.slice(0, request.quantity);
+  return { seatIds: picked.map((s) => s.seatId), adjacent: formsAdjacentRun(picked) };
 }
 
-function distance(seat: Pick<SeatPosition, 'section' | 'row' | 'number'>, widths: ReadonlyMap<string, number>): number {
+/** True when the seats are side by side: one row of one section, consecutive numbers. */
+export function formsAdjacentRun(seats: readonly Pick<SeatPosition, 'section' | 'row' | 'number'>[]): boolean {
+  const first = seats[0];
+  if (first === undefined) return false;
+  if (!seats.every((s) => s.section === first.section && s.row === first.row)) return false;
+  const numbers = seats.map((s) => s.number).sort((a, b) => a - b);
+  return numbers.every((n, i) => i === 0 || n === (numbers[i - 1] ?? n) + 1);
+}
+
+/** Seats outside the preferred point's section come after every seat inside it. */
+const otherSectionPenalty = 1_000_000;
+
+function distanceFrom(seat: Pick<SeatPosition, 'section' | 'row' | 'number'>, widths: ReadonlyMap<string, number>, near: SeatPoint | undefined): number {
+  // Rows weigh more than seats: one row further is worse than two seats off-centre.
+  if (near !== undefined && seat.section === near.section) return Math.abs(seat.row - near.row) * 2 + Math.abs(seat.number - near.number);
   const centre = ((widths.get(seat.section) ?? 1) + 1) / 2;
-  // Rows weigh more than seats: one row back is worse than two seats off-centre.
-  return (seat.row - 1) * 2 + Math.abs(seat.number - centre);
+  const frontCentre = (seat.row - 1) * 2 + Math.abs(seat.number - centre);
+  return near === undefined ? frontCentre : otherSectionPenalty + frontCentre;
 }
 
-function bestAdjacentRun(candidates: readonly SeatPosition[], widths: ReadonlyMap<string, number>, quantity: number): string[] | null {
+type Distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>) => number;
+
+function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number): string[] | null {
   const rows = new Map<string, SeatPosition[]>();
   for (const seat of candidates) {
     const key = `${seat.section}\u0000${seat.row}`;
@@ -61,7 +87,7 @@ function bestAdjacentRun(candidates: readonly SeatPosition[], widths: ReadonlyMa
     row.sort((a, b) => a.number - b.number);
     for (const block of freeBlocks(row)) {
       for (let start = 0; start + quantity <= block.length; start++) {
-        const score = runScore(block, start, quantity, widths);
+        const score = runScore(block, start, quantity, distance);
         if (best === null || score < best.score) best = { ids: block.slice(start, start + quantity).map((s) => s.seatId), score };
       }
     }
@@ -83,7 +109,7 @@ function freeBlocks(row: readonly SeatPosition[]): SeatPosition[][] {
 
 const orphanPenalty = 1_000;
 
-function runScore(block: readonly SeatPosition[], start: number, quantity: number, widths: ReadonlyMap<string, number>): number {
+function runScore(block: readonly SeatPosition[], start: number, quantity: number, distance: Distance): number {
   const first = block[start];
   const last = block[start + quantity - 1];
   if (first === undefined || last === undefined) return Number.POSITIVE_INFINITY;
@@ -91,5 +117,5 @@ function runScore(block: readonly SeatPosition[], start: number, quantity: numbe
   const leftGap = start;
   const rightGap = block.length - (start + quantity);
   const orphans = (leftGap === 1 ? 1 : 0) + (rightGap === 1 ? 1 : 0);
-  return distance(middle, widths) + orphans * orphanPenalty;
+  return distance(middle) + orphans * orphanPenalty;
 }

@@ -58,16 +58,7 @@ export function saleWindow(show: Pick<Show, 'saleStartsAt' | 'saleEndsAt'>, now:
   return { status: 'ENDED', secondsRemaining: 0 };
 }
 
-export interface NewShowInput {
-  readonly showId: string;
-  readonly title: string;
-  readonly venue: string;
-  readonly city: string;
-  readonly startsAt: number;
-  readonly saleStartsAt: number;
-  readonly saleEndsAt: number;
-  readonly seatMap: SeatMapSpec;
-}
+export type NewShowInput = Omit<Show, 'capacity' | 'createdAt'>;
 
 const dayMs = 86_400_000;
 

@@ -23,9 +23,11 @@ export const Credentials = Type.Object(
   { additionalProperties: false },
 );
 
+const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
+
 export const Section = Type.Object(
   {
-    id: Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' }),
+    id: SectionId,
     name: Label(80),
     rows: Type.Integer({ minimum: 1, maximum: limits.rowsPerSectionMax }),
     seatsPerRow: Type.Integer({ minimum: 1, maximum: limits.seatsPerRowMax }),
@@ -70,7 +72,17 @@ export const HoldBody = Type.Union(
       {
         quantity: Type.Integer({ minimum: 1, maximum: limits.seatIdsPerRequestMax }),
         adjacent: Type.Optional(Type.Boolean({ description: 'false allows scattered seats when no adjacent run is free' })),
-        section: Type.Optional(Type.String({ minLength: 1, maxLength: 8 })),
+        section: Type.Optional(SectionId),
+        near: Type.Optional(
+          Type.Object(
+            {
+              section: SectionId,
+              row: Type.Integer({ minimum: 1, maximum: limits.rowsPerSectionMax }),
+              number: Type.Integer({ minimum: 1, maximum: limits.seatsPerRowMax }),
+            },
+            { additionalProperties: false, description: 'Sit nearest this seat position instead of the front-centre' },
+          ),
+        ),
         holdSeconds: Type.Optional(Type.Integer({ minimum: limits.holdTtlSecondsMin, maximum: limits.holdTtlSecondsMax })),
       },
       { additionalProperties: false, title: 'Best available' },
@@ -87,6 +99,7 @@ export const HoldResponse = Type.Object({
   totalPriceCents: Type.Integer(),
   status: Type.String(),
   expiresAt: Type.String(),
+  adjacent: Type.Optional(Type.Boolean({ description: 'Whether the seats sit side by side in one row (on a new hold)' })),
 });
 
 export const OrderBody = Type.Object({ holdId: id('hold id') }, { additionalProperties: false });

@@ -46,6 +46,22 @@ describe('holds', () => {
     const hold = await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { quantity: 3 });
     expect(hold.status).toBe(201);
     expect(hold.body.seatIds).toEqual(['A-1-4', 'A-1-5', 'A-1-6']);
+    expect(hold.body.adjacent).toBe(true);
+  });
+
+  it('sits nearest a preferred seat, and says when only scattered seats were left', async () => {
+    const showId = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 4, priceCents: 5000 }] });
+    const near = await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { quantity: 2, near: { section: 'A', row: 2, number: 4 } });
+    expect(near.body.seatIds).toEqual(['A-2-3', 'A-2-4']);
+    // Leave free only A-1-1 and A-1-4 plus A-2-1 and A-2-2, then ask for three.
+    await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-2', 'A-1-3'] });
+    const together = await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { quantity: 3 });
+    expect(together.status).toBe(409);
+    expect(together.body.code).toBe('NOT_ENOUGH_SEATS');
+    const scattered = await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { quantity: 3, adjacent: false });
+    expect(scattered.status).toBe(201);
+    expect(scattered.body.adjacent).toBe(false);
+    expect(scattered.body.seatIds).toHaveLength(3);
   });
 
   it('refuses with 422 when the sale is not open, seats are unknown, too many, or the duration is out of bounds', async () => {

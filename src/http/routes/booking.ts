@@ -32,14 +32,20 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     const body = request.body;
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
-      : { kind: 'best', quantity: body.quantity, adjacent: body.adjacent ?? true, ...(body.section === undefined ? {} : { section: body.section }) };
-    const hold = await holdSeats(ctx, {
+      : {
+        kind: 'best',
+        quantity: body.quantity,
+        adjacent: body.adjacent ?? true,
+        ...(body.section === undefined ? {} : { section: body.section }),
+        ...(body.near === undefined ? {} : { near: body.near }),
+      };
+    const placed = await holdSeats(ctx, {
       userId: me.userId,
       showId: request.params.showId,
       request: holdRequest,
       ...(body.holdSeconds === undefined ? {} : { holdSeconds: body.holdSeconds }),
     });
-    return reply.status(201).send(holdView(hold));
+    return reply.status(201).send({ ...holdView(placed.hold), adjacent: placed.adjacent });
   });
 
   app.delete('/holds/:holdId', {
