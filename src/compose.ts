@@ -66,7 +66,13 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
     seatMaps: new SeatMapCache(store, `${clock.now()}-${randomBytes(8).toString('hex')}`),
-    policy: { holdSecondsDefault: config.holdSecondsDefault, holdSecondsMax: config.holdSecondsMax, currency: config.currency },
+    policy: {
+      holdSecondsDefault: config.holdSecondsDefault,
+      holdSecondsMax: config.holdSecondsMax,
+      holdExtensionsMax: config.holdExtensionsMax,
+      holdLifeSecondsMax: config.holdLifeSecondsMax,
+      currency: config.currency,
+    },
   };
   const app = await buildHttpApp({
     ctx,

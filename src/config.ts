@@ -18,6 +18,8 @@ export interface Config {
   readonly admin: { readonly username: string; readonly password: string } | null;
   readonly holdSecondsDefault: number;
   readonly holdSecondsMax: number;
+  readonly holdExtensionsMax: number;
+  readonly holdLifeSecondsMax: number;
   readonly currency: string;
   readonly bodyLimitBytes: number;
   readonly tokenTtlSeconds: number;
@@ -83,6 +85,9 @@ export function loadConfig(env: Env = process.env): Config {
     admin: adminUser && adminPassword ? Object.freeze({ username: adminUser, password: adminPassword }) : null,
     holdSecondsDefault: Math.min(int(env, 'TICKETRUSH_HOLD_SECONDS_DEFAULT', limits.holdTtlSecondsDefault, limits.holdTtlSecondsMin, limits.holdTtlSecondsMax), holdSecondsMax),
     holdSecondsMax,
+    holdExtensionsMax: int(env, 'TICKETRUSH_HOLD_EXTENSIONS_MAX', 1, 0, limits.holdExtensionsMax),
+    // Never shorter than one full hold, so the cap only ever limits extensions.
+    holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
     currency: oneOf(env, 'TICKETRUSH_CURRENCY', 'CNY', ['CNY', 'USD', 'EUR', 'GBP', 'JPY', 'HKD']),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),

@@ -9,6 +9,8 @@ import type { SeatMapCache } from './seat-map-cache.js';
 export interface BookingPolicy {
   readonly holdSecondsDefault: number;
   readonly holdSecondsMax: number;
+  readonly holdExtensionsMax: number;
+  readonly holdLifeSecondsMax: number;
   readonly currency: string;
 }
 

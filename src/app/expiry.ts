@@ -53,7 +53,7 @@ async function expireInTx(tx: StoreTx, holdId: string, now: number): Promise<Sea
   const seats = await tx.seats.getMany(hold.showId, hold.seatIds);
   const expired = unwrap(lapseHold(hold, seats, 'EXPIRE'));
   await cancelLiveOrder(tx, holdId, now);
-  await tx.holds.save(expired.hold, hold.status);
+  await tx.holds.save(expired.hold, hold);
   await tx.seats.save(expired.seats);
   return expired.seats;
 }

@@ -1,4 +1,4 @@
-import { chooseBestAvailable, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint } from '../domain/index.js';
+import { chooseBestAvailable, extendHold, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -95,6 +95,28 @@ async function commitHold(ctx: AppContext, command: PlaceHoldCommand, seatIds: r
   return change.hold;
 }
 
+/** More time for the buyer; the scheduled release moves with the new expiry. */
+export async function extendHoldFor(ctx: AppContext, userId: string, holdId: string, extendSeconds: number): Promise<Hold> {
+  const now = ctx.clock.now();
+  const extended = await ctx.store.transaction(async (tx) => {
+    const hold = found(await tx.holds.get(holdId), 'HOLD_NOT_FOUND', 'no such hold');
+    const next = unwrap(
+      extendHold({
+        hold,
+        userId,
+        extendSeconds,
+        extensionsMax: ctx.policy.holdExtensionsMax,
+        lifeSecondsMax: ctx.policy.holdLifeSecondsMax,
+        now,
+      }),
+    );
+    await tx.holds.save(next, hold);
+    return next;
+  });
+  scheduleExpiry(ctx, extended);
+  return extended;
+}
+
 /** The buyer gives the seats back. A pending order on the hold is cancelled with it. */
 export async function releaseHold(ctx: AppContext, userId: string, holdId: string): Promise<Hold> {
   const now = ctx.clock.now();
@@ -104,7 +126,7 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     const seats = await tx.seats.getMany(hold.showId, hold.seatIds);
     const released = unwrap(lapseHold(hold, seats, 'RELEASE'));
     await cancelLiveOrder(tx, holdId, now);
-    await tx.holds.save(released.hold, hold.status);
+    await tx.holds.save(released.hold, hold);
     await tx.seats.save(released.seats);
     return released;
   });

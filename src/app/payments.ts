@@ -19,7 +19,7 @@ export async function applyPaymentReport(ctx: AppContext, report: PaymentReport)
       if (settled.outcome === 'DUPLICATE') return settled;
       await tx.payments.save(settled.payment, payment.status);
       if (settled.order !== order) await tx.orders.save(settled.order, order.status);
-      if (settled.hold !== hold) await tx.holds.save(settled.hold, hold.status);
+      if (settled.hold !== hold) await tx.holds.save(settled.hold, hold);
       await tx.seats.save(settled.seats);
       return settled;
     });

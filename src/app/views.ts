@@ -10,6 +10,7 @@ export interface HoldView {
   totalPriceCents: number;
   status: Hold['status'];
   expiresAt: string;
+  extensions: number;
 }
 
 export const holdView = (h: Hold): HoldView => ({
@@ -19,6 +20,7 @@ export const holdView = (h: Hold): HoldView => ({
   totalPriceCents: h.totalPriceCents,
   status: h.status,
   expiresAt: iso(h.expiresAt),
+  extensions: h.extensions,
 });
 
 export interface OrderView {

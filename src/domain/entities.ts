@@ -20,6 +20,8 @@ export interface Hold {
   readonly status: HoldStatus;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** How many times the buyer has extended the hold (bounded by policy). */
+  readonly extensions: number;
 }
 
 export interface Order {

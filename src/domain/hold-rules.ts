@@ -56,6 +56,7 @@ export function placeHold(input: PlaceHoldInput): Result<HoldChange> {
     status: 'ACTIVE',
     createdAt: now,
     expiresAt: now + ttl * 1000,
+    extensions: 0,
   };
   return ok({ hold, seats });
 }
@@ -75,6 +76,37 @@ export function lapseHold(hold: Hold, seats: readonly Seat[], event: Extract<Hol
     return fail('INVARIANT_VIOLATED', `hold ${hold.holdId} held ${hold.seatIds.length} seats but ${freed.length} were found held by it`);
   }
   return ok({ hold: { ...hold, status: status.value }, seats: freed });
+}
+
+export interface ExtendHoldInput {
+  readonly hold: Hold;
+  readonly userId: string;
+  readonly extendSeconds: number;
+  readonly extensionsMax: number;
+  /** No extension takes the hold past createdAt + this. */
+  readonly lifeSecondsMax: number;
+  readonly now: number;
+}
+
+/** More time for the buyer, a bounded number of times and never past the hold's hard life cap. */
+export function extendHold(input: ExtendHoldInput): Result<Hold> {
+  const { hold, now } = input;
+  if (hold.userId !== input.userId) return fail('HOLD_NOT_OWNED', 'this hold belongs to someone else');
+  if (isOverdue(hold, now)) return fail('HOLD_EXPIRED', 'the hold has expired; hold the seats again');
+  const status = holdMachine.transition(hold.status, 'EXTEND');
+  if (!status.ok) return status;
+  if (!Number.isInteger(input.extendSeconds) || input.extendSeconds < limits.holdTtlSecondsMin) {
+    return fail('INVALID_HOLD_DURATION', `extendSeconds must be at least ${limits.holdTtlSecondsMin}`);
+  }
+  if (hold.extensions >= input.extensionsMax) {
+    return fail('HOLD_EXTENSION_LIMIT', `a hold may be extended at most ${input.extensionsMax} times`, { max: input.extensionsMax });
+  }
+  const cap = hold.createdAt + input.lifeSecondsMax * 1000;
+  const expiresAt = Math.min(hold.expiresAt + input.extendSeconds * 1000, cap);
+  if (expiresAt <= hold.expiresAt) {
+    return fail('HOLD_EXTENSION_LIMIT', `a hold lives at most ${input.lifeSecondsMax} seconds in all`, { lifeSecondsMax: input.lifeSecondsMax });
+  }
+  return ok({ ...hold, status: status.value, expiresAt, extensions: hold.extensions + 1 });
 }
 
 export function isOverdue(hold: Pick<Hold, 'status' | 'expiresAt'>, now: number): boolean {

@@ -9,6 +9,9 @@ export const limits = Object.freeze({
   holdTtlSecondsMin: 1,
   holdTtlSecondsMax: 3600,
   holdTtlSecondsDefault: 600,
+  holdExtensionsMax: 5,
+  /** The hard cap on a hold's whole life, extensions included. */
+  holdLifeSecondsMax: 7200,
   sectionsPerShowMax: 100,
   rowsPerSectionMax: 500,
   seatsPerRowMax: 500,

@@ -16,10 +16,10 @@ export const seatMachine = defineMachine<SeatStatus, SeatEvent>('seat', seatStat
 // late payment that finds every one of its seats still free (see settlePayment).
 export const holdStatuses = ['ACTIVE', 'EXPIRED', 'CONFIRMED', 'RELEASED'] as const;
 export type HoldStatus = (typeof holdStatuses)[number];
-export const holdEvents = ['CONFIRM', 'EXPIRE', 'RELEASE', 'CONFIRM_LATE'] as const;
+export const holdEvents = ['CONFIRM', 'EXPIRE', 'RELEASE', 'CONFIRM_LATE', 'EXTEND'] as const;
 export type HoldEvent = (typeof holdEvents)[number];
 export const holdMachine = defineMachine<HoldStatus, HoldEvent>('hold', holdStatuses, holdEvents, {
-  ACTIVE: { CONFIRM: 'CONFIRMED', EXPIRE: 'EXPIRED', RELEASE: 'RELEASED' },
+  ACTIVE: { CONFIRM: 'CONFIRMED', EXPIRE: 'EXPIRED', RELEASE: 'RELEASED', EXTEND: 'ACTIVE' },
   EXPIRED: { CONFIRM_LATE: 'CONFIRMED' },
   RELEASED: { CONFIRM_LATE: 'CONFIRMED' },
   CONFIRMED: {},

@@ -99,8 +99,16 @@ export const HoldResponse = Type.Object({
   totalPriceCents: Type.Integer(),
   status: Type.String(),
   expiresAt: Type.String(),
+  extensions: Type.Integer({ description: 'How many times the hold has been extended' }),
   adjacent: Type.Optional(Type.Boolean({ description: 'Whether the seats sit side by side in one row (on a new hold)' })),
 });
+
+export const ExtendHoldBody = Type.Optional(
+  Type.Object(
+    { seconds: Type.Optional(Type.Integer({ minimum: limits.holdTtlSecondsMin, maximum: limits.holdTtlSecondsMax, description: 'Defaults to the configured hold length' })) },
+    { additionalProperties: false },
+  ),
+);
 
 export const OrderBody = Type.Object({ holdId: id('hold id') }, { additionalProperties: false });
 

@@ -74,7 +74,8 @@ export interface HoldReads {
 }
 export interface HoldRepository extends HoldReads {
   insert(hold: Hold): Promise<void>;
-  save(hold: Hold, previous: Hold['status']): Promise<void>;
+  /** Optimistic: fails with StoreConflictError unless the stored hold still matches `previous`. */
+  save(hold: Hold, previous: Pick<Hold, 'status' | 'extensions'>): Promise<void>;
   /** ACTIVE holds with expiresAt <= now, oldest first. */
   findOverdue(now: number, limit: number): Promise<Hold[]>;
 }

@@ -94,6 +94,22 @@ describe('holds', () => {
     expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'ILLEGAL_TRANSITION' });
   });
 
+  it('extends a hold once for its owner, keeps the seats past the first expiry, then refuses more time', async () => {
+    const showId = await createShow(admin);
+    const [alice, bob] = [await buyer(), await buyer()];
+    const hold = await alice.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-7-1'], holdSeconds: 1 });
+    expect((await bob.request('POST', `/api/v1/holds/${hold.body.holdId}/extend`, { seconds: 3 })).status).toBe(403);
+    const extended = await alice.request('POST', `/api/v1/holds/${hold.body.holdId}/extend`, { seconds: 3 });
+    expect(extended.status).toBe(200);
+    expect(extended.body.extensions).toBe(1);
+    expect(Date.parse(extended.body.expiresAt) - Date.parse(hold.body.expiresAt)).toBe(3_000);
+    const more = await alice.request('POST', `/api/v1/holds/${hold.body.holdId}/extend`, { seconds: 3 });
+    expect({ status: more.status, code: more.body.code }).toEqual({ status: 409, code: 'HOLD_EXTENSION_LIMIT' });
+    await sleep(1_800);
+    expect((await seatsOf(alice, showId)).get('A-7-1')).toBe('HELD');
+    await eventually(async () => ((await seatsOf(alice, showId)).get('A-7-1') === 'AVAILABLE' ? true : undefined), 6_000, 'seat freed');
+  });
+
   it('frees an expired hold within 2 seconds with no request touching it', async () => {
     const showId = await createShow(admin);
     const alice = await buyer();

@@ -124,6 +124,10 @@ export const migrations: readonly string[] = [
     PRIMARY KEY (scope, key)
   ) WITHOUT ROWID;
   `,
+  // v2: holds can be extended a bounded number of times.
+  `
+  ALTER TABLE holds ADD COLUMN extensions INTEGER NOT NULL DEFAULT 0 CHECK (extensions >= 0);
+  `,
 ];
 
 export function migrate(db: Database): number {

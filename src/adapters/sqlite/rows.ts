@@ -14,7 +14,7 @@ export interface SeatRow {
 }
 export interface HoldRow {
   hold_id: string; show_id: string; user_id: string; seat_ids: string; total_price_cents: number;
-  status: HoldStatus; created_at: number; expires_at: number;
+  status: HoldStatus; created_at: number; expires_at: number; extensions: number;
 }
 export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string; seat_ids: string;
@@ -48,6 +48,7 @@ export const toSeat = (r: SeatRow): Seat => ({
 export const toHold = (r: HoldRow): Hold => ({
   holdId: r.hold_id, showId: r.show_id, userId: r.user_id, seatIds: JSON.parse(r.seat_ids) as string[],
   totalPriceCents: r.total_price_cents, status: r.status, createdAt: r.created_at, expiresAt: r.expires_at,
+  extensions: r.extensions,
 });
 
 export const toOrder = (r: OrderRow): Order => ({

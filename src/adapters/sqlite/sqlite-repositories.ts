@@ -56,10 +56,11 @@ function prepareAll(db: Database) {
     seatSave: p(`UPDATE seats SET status = @status, hold_id = @holdId, version = @version
       WHERE show_id = @showId AND seat_id = @seatId AND version = @version - 1`),
     holdGet: p('SELECT * FROM holds WHERE hold_id = ?'),
-    holdInsert: p(`INSERT INTO holds (hold_id, show_id, user_id, seat_ids, total_price_cents, status, created_at, expires_at)
-      VALUES (@holdId, @showId, @userId, @seatIds, @totalPriceCents, @status, @createdAt, @expiresAt)`),
+    holdInsert: p(`INSERT INTO holds (hold_id, show_id, user_id, seat_ids, total_price_cents, status, created_at, expires_at, extensions)
+      VALUES (@holdId, @showId, @userId, @seatIds, @totalPriceCents, @status, @createdAt, @expiresAt, @extensions)`),
     holdSeatInsert: p('INSERT INTO hold_seats (hold_id, show_id, seat_id, claim) VALUES (?, ?, ?, 1)'),
-    holdSave: p('UPDATE holds SET status = ? WHERE hold_id = ? AND status = ?'),
+    holdSave: p(`UPDATE holds SET status = @status, expires_at = @expiresAt, extensions = @extensions
+      WHERE hold_id = @holdId AND status = @previousStatus AND extensions = @previousExtensions`),
     holdClaim: p('UPDATE hold_seats SET claim = ? WHERE hold_id = ?'),
     holdOverdue: p(`SELECT * FROM holds WHERE status = 'ACTIVE' AND expires_at <= ? ORDER BY expires_at LIMIT ?`),
     orderGet: p('SELECT * FROM orders WHERE order_id = ?'),
@@ -146,9 +147,11 @@ function holdRepository(q: Statements): HoldRepository {
       for (const seatId of hold.seatIds) q.holdSeatInsert.run(hold.holdId, hold.showId, seatId);
     },
     async save(hold, previous) {
-      expectOneChange(q.holdSave.run(hold.status, hold.holdId, previous).changes, 'hold', hold.holdId);
-      const claims = hold.status === 'ACTIVE' || hold.status === 'CONFIRMED';
-      const wasClaiming = previous === 'ACTIVE' || previous === 'CONFIRMED';
+      const { status, expiresAt, extensions, holdId } = hold;
+      const changes = q.holdSave.run({ status, expiresAt, extensions, holdId, previousStatus: previous.status, previousExtensions: previous.extensions }).changes;
+      expectOneChange(changes, 'hold', holdId);
+      const claims = status === 'ACTIVE' || status === 'CONFIRMED';
+      const wasClaiming = previous.status === 'ACTIVE' || previous.status === 'CONFIRMED';
       if (claims !== wasClaiming) q.holdClaim.run(claims ? 1 : null, hold.holdId);
     },
     findOverdue: async (now, limit) => many(q.holdOverdue, rows.toHold, now, limit),

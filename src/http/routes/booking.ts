@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { holdSeats, releaseHold, type HoldRequest } from '../../app/holds.js';
+import { extendHoldFor, holdSeats, releaseHold, type HoldRequest } from '../../app/holds.js';
 import { createOrder } from '../../app/orders.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdView } from '../../app/views.js';
@@ -9,7 +9,7 @@ import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import {
-  HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
+  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;
@@ -60,6 +60,22 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   }, async (request) => {
     const me = requireUser(tokens, request);
     return holdView(await releaseHold(ctx, me.userId, request.params.holdId));
+  });
+
+  app.post('/holds/:holdId/extend', {
+    onRequest: guard(tokens),
+    schema: {
+      tags: ['booking'],
+      summary: 'Give the buyer more time on an active hold, a bounded number of times, never past its total life cap',
+      security: [{ bearer: [] }],
+      params: HoldParams,
+      body: ExtendHoldBody,
+      response: { 200: HoldResponse, ...errorResponses(400, 401, 403, 404, 409, 422) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    const seconds = request.body?.seconds ?? ctx.policy.holdSecondsDefault;
+    return holdView(await extendHoldFor(ctx, me.userId, request.params.holdId, seconds));
   });
 
   app.post('/orders', {
