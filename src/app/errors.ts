@@ -19,14 +19,28 @@ export const appErrorCodes = [
 
 export type AppErrorCode = DomainErrorCode | (typeof appErrorCodes)[number];
 
-/** A failed operation on its way to the edge, where one registry turns its code into a status. */
+let stackTraceLimit = Error.stackTraceLimit;
+
+/** Runs inside super()'s argument list: the only place a subclass can act before Error captures its stack. */
+function withoutStackTrace(message: string): string {
+  stackTraceLimit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  return message;
+}
+
+/**
+ * A failed operation on its way to the edge, where one registry turns its code into a status.
+ * These are expected refusals (a taken seat, an expired hold), thrown by the thousand in a rush,
+ * so they skip the stack trace, which is most of the cost of an Error and says nothing here.
+ */
 export class AppError extends Error {
   constructor(
     readonly code: AppErrorCode,
     message: string,
     readonly details?: Readonly<Record<string, unknown>>,
   ) {
-    super(message);
+    super(withoutStackTrace(message));
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = 'AppError';
   }
 }

@@ -1,4 +1,4 @@
-import { chooseBestAvailable, extendHold, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint } from '../domain/index.js';
+import { chooseBestAvailable, extendHold, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint, type Show } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -46,7 +46,7 @@ async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Pro
         seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
       });
     }
-    const hold = await commitHold(ctx, command, request.seatIds);
+    const hold = await commitHold(ctx, command, entry.show, request.seatIds);
     return { hold, adjacent: formsAdjacentRun(ctx.seatMaps.placesOf(entry, hold.seatIds)) };
   }
   if (request.quantity > limits.seatsPerHoldMax) {
@@ -61,7 +61,7 @@ async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Pro
     });
     if (choice === null) throw new AppError('NOT_ENOUGH_SEATS', `no ${request.adjacent ? 'adjacent ' : ''}seats left for ${request.quantity}`);
     try {
-      return { hold: await commitHold(ctx, command, choice.seatIds), adjacent: choice.adjacent };
+      return { hold: await commitHold(ctx, command, entry.show, choice.seatIds), adjacent: choice.adjacent };
     } catch (error) {
       const retryable = error instanceof AppError && error.code === 'SEAT_UNAVAILABLE';
       if (!retryable || attempt >= bestAvailableAttemptsMax) throw error;
@@ -69,10 +69,10 @@ async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Pro
   }
 }
 
-async function commitHold(ctx: AppContext, command: PlaceHoldCommand, seatIds: readonly string[]): Promise<Hold> {
+/** Shows never change once created, so the read model's copy is as good as the stored one. */
+async function commitHold(ctx: AppContext, command: PlaceHoldCommand, show: Show, seatIds: readonly string[]): Promise<Hold> {
   const now = ctx.clock.now();
   const change = await ctx.store.transaction(async (tx) => {
-    const show = found(await tx.shows.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
     const seats = await tx.seats.getMany(command.showId, seatIds);
     const placed = unwrap(
       placeHold({

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.js';
 import { StoreConflictError } from '../ports/store.js';
 import type { HttpDeps } from './deps.js';
@@ -20,10 +20,22 @@ export type HttpApp = FastifyInstance;
 
 const requestIdPattern = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** One compact line per request instead of Fastify's two: in a rush, logs are I/O on the hot path. */
+class OneLinePerRequest extends LogController {
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null, request: FastifyRequest, reply: FastifyReply): void {
+    const line = { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime * 10) / 10 };
+    if (error === null || error === undefined) reply.log.info(line, 'request');
+    else reply.log.error({ ...line, err: error }, 'request failed');
+  }
+}
+
 /** Builds the HTTP API without listening, so tests can `inject()` requests with no socket. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const app = Fastify({
     logger: deps.logger ?? false,
+    logController: new OneLinePerRequest(),
     bodyLimit: deps.bodyLimitBytes,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
@@ -42,6 +54,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toErrorResponse(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');

@@ -1,0 +1,53 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+
+export interface ChildServer {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a server in its own process (so the load generator never shares its event loop) with its
+ * stdout going to `logFile`, as a server's logs would in production (a pipe read by this process
+ * would make the bench measure itself), and resolves with the URL from the first JSON log line
+ * that carries one.
+ */
+export async function startChildServer(args: readonly string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs = 60_000): Promise<ChildServer> {
+  const out = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, 'inherit'] });
+  closeSync(out);
+  let exited: number | null = null;
+  child.once('exit', (code) => {
+    exited = code ?? -1;
+  });
+  const deadline = Date.now() + timeoutMs;
+  let url: string | undefined;
+  while (url === undefined) {
+    if (exited !== null) throw new Error(`server ${args.join(' ')} exited with ${exited}; see ${logFile}`);
+    if (Date.now() > deadline) throw new Error(`server ${args.join(' ')} did not start in ${timeoutMs} ms; see ${logFile}`);
+    url = readFileSync(logFile, 'utf8').split('\n').map(urlOf).find((u) => u !== undefined);
+    if (url === undefined) await sleep(100);
+  }
+  return {
+    url,
+    child,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), 30_000).unref();
+      }),
+  };
+}
+
+function urlOf(line: string): string | undefined {
+  try {
+    const parsed = JSON.parse(line) as { url?: unknown };
+    return typeof parsed.url === 'string' && /^https?:\/\//.test(parsed.url) ? parsed.url : undefined;
+  } catch {
+    return undefined;
+  }
+}
