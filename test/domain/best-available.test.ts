@@ -1,0 +1,78 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { chooseBestAvailable, formsAdjacentRun, seatIdOf, type SeatMapSpec, type SeatPosition } from '../../src/domain/index.js';
+
+const seatMap: SeatMapSpec = { sections: [{ id: 'A', name: 'Stalls', rows: 4, seatsPerRow: 9, priceCents: 100 }, { id: 'B', name: 'Circle', rows: 2, seatsPerRow: 5, priceCents: 50 }] };
+
+function layout(taken: ReadonlySet<string> = new Set()): SeatPosition[] {
+  return seatMap.sections.flatMap((s) =>
+    Array.from({ length: s.rows * s.seatsPerRow }, (_, i) => {
+      const row = Math.floor(i / s.seatsPerRow) + 1;
+      const number = (i % s.seatsPerRow) + 1;
+      const seatId = seatIdOf(s.id, row, number);
+      return { seatId, section: s.id, row, number, available: !taken.has(seatId) };
+    }),
+  );
+}
+
+describe('best-available seats', () => {
+  it('picks N adjacent seats in the front row, centred', () => {
+    expect(chooseBestAvailable(seatMap, layout(), { quantity: 3, section: 'A' })).toEqual({ seatIds: ['A-1-4', 'A-1-5', 'A-1-6'], adjacent: true });
+  });
+
+  it('sits nearest a preferred seat when the buyer names one', () => {
+    const choice = chooseBestAvailable(seatMap, layout(), { quantity: 2, near: { section: 'B', row: 2, number: 1 } });
+    expect(choice).toEqual({ seatIds: ['B-2-1', 'B-2-2'], adjacent: true });
+  });
+
+  it('moves back a row rather than split a party', () => {
+    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-3', 'A-1-4', 'A-1-5', 'A-1-6'])), { quantity: 4, section: 'A' });
+    expect(choice).toEqual({ seatIds: ['A-2-3', 'A-2-4', 'A-2-5', 'A-2-6'], adjacent: true });
+  });
+
+  it('prefers a row further back to leaving a single orphan seat nobody can sell', () => {
+    // With A-1-4 taken, any four of A-1-5..9 strand one seat; row 2 strands none.
+    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 4, section: 'A' });
+    expect(choice?.seatIds.every((id) => id.startsWith('A-2-'))).toBe(true);
+    // A pair fits A-1-5..9 without an orphan only at the block's edge or leaving two: still row 1.
+    expect(chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 2, section: 'A' })?.seatIds[0]?.startsWith('A-1-')).toBe(true);
+  });
+
+  it('refuses scattered seats unless the buyer allows them, then says they are not together', () => {
+    // Leave only every other seat free in section B.
+    const taken = new Set(layout().filter((s) => s.section === 'B' && s.number % 2 === 0).map((s) => s.seatId));
+    expect(chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B' })).toBeNull();
+    const split = chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B', allowSplit: true });
+    expect(split?.adjacent).toBe(false);
+    expect(split?.seatIds).toHaveLength(2);
+  });
+
+  it('never returns a taken, duplicate or missing seat, and "adjacent" is true only for one unbroken run', () => {
+    const ids = layout().map((s) => s.seatId);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...ids), { maxLength: ids.length }),
+        fc.integer({ min: 1, max: 6 }),
+        fc.boolean(),
+        fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
+        (takenIds, quantity, allowSplit, section) => {
+          const seats = layout(new Set(takenIds));
+          const choice = chooseBestAvailable(seatMap, seats, { quantity, allowSplit, ...(section === undefined ? {} : { section }) });
+          const free = seats.filter((s) => s.available && (section === undefined || s.section === section));
+          if (choice === null) {
+            // Refused only when there are too few seats, or no run and no permission to split.
+            if (allowSplit) expect(free.length).toBeLessThan(quantity);
+            return;
+          }
+          const byId = new Map(seats.map((s) => [s.seatId, s]));
+          const picked = choice.seatIds.map((id) => byId.get(id));
+          expect(new Set(choice.seatIds).size).toBe(quantity);
+          expect(picked.every((s) => s?.available === true && (section === undefined || s.section === section))).toBe(true);
+          expect(choice.adjacent).toBe(formsAdjacentRun(picked.flatMap((s) => s ?? [])));
+          if (!allowSplit) expect(choice.adjacent).toBe(true);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,85 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { holdMachine, orderMachine, paymentMachine, seatMachine, ticketMachine, type StateMachine } from '../../src/domain/index.js';
+
+/** The transition tables as the business states them; the code must match them exactly. */
+const expected: Record<string, Record<string, Record<string, string>>> = {
+  seat: {
+    AVAILABLE: { HOLD: 'HELD' },
+    HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
+    SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
+    REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE' },
+  },
+  hold: {
+    ACTIVE: { CONFIRM: 'CONFIRMED', EXPIRE: 'EXPIRED', RELEASE: 'RELEASED', EXTEND: 'ACTIVE' },
+    // Only a late payment that finds every seat still free brings a lapsed hold back.
+    EXPIRED: { CONFIRM_LATE: 'CONFIRMED' },
+    RELEASED: { CONFIRM_LATE: 'CONFIRMED' },
+    CONFIRMED: {},
+  },
+  order: {
+    INIT: { AWAIT_PAYMENT: 'PENDING_PAY', ABORT: 'CANCELLED' },
+    PENDING_PAY: { PAY: 'PAID', CANCEL: 'CANCELLED' },
+    PAID: { ISSUE_TICKETS: 'TICKETED' },
+    TICKETED: {},
+    CANCELLED: { PAY_LATE: 'PAID', REFUND: 'REFUNDED' },
+    REFUNDED: {},
+  },
+  payment: {
+    PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
+    SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
+    FAILED: {},
+    REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
+    REFUNDED: {},
+  },
+  ticket: {
+    VALID: { CHECK_IN: 'USED', INVALIDATE: 'INVALID' },
+    USED: { INVALIDATE: 'INVALID' },
+    INVALID: {},
+  },
+};
+
+const machines: StateMachine<string, string>[] = [seatMachine, holdMachine, orderMachine, paymentMachine, ticketMachine];
+
+describe.each(machines.map((m) => [m.name, m] as const))('%s state machine', (name, machine) => {
+  const table = expected[name] ?? {};
+
+  it('has exactly the business states', () => {
+    expect([...machine.states].sort()).toEqual(Object.keys(table).sort());
+  });
+
+  it('allows exactly the listed transitions and refuses every other one with a typed ILLEGAL_TRANSITION', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...machine.states), fc.constantFrom(...machine.events), (from, event) => {
+        const result = machine.transition(from, event);
+        const to = table[from]?.[event];
+        expect(machine.can(from, event)).toBe(to !== undefined);
+        if (to === undefined) {
+          expect(result).toMatchObject({ ok: false, error: { code: 'ILLEGAL_TRANSITION', details: { machine: name, from, event } } });
+        } else {
+          expect(result).toEqual({ ok: true, value: to });
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('business rules the tables encode', () => {
+  it('reaches SOLD only from HELD, and a seat is never sold twice', () => {
+    for (const from of seatMachine.states) expect(seatMachine.can(from, 'SELL')).toBe(from === 'HELD');
+  });
+
+  it('lets an expired or released hold become CONFIRMED only through a late payment, never an order', () => {
+    expect(holdMachine.can('EXPIRED', 'CONFIRM')).toBe(false);
+    expect(holdMachine.can('RELEASED', 'CONFIRM')).toBe(false);
+    expect(holdMachine.can('EXPIRED', 'EXTEND')).toBe(false);
+  });
+
+  it('never takes a TICKETED or REFUNDED order anywhere else', () => {
+    for (const event of orderMachine.events) {
+      expect(orderMachine.can('TICKETED', event)).toBe(false);
+      expect(orderMachine.can('REFUNDED', event)).toBe(false);
+    }
+  });
+});
