@@ -6,7 +6,7 @@ import autocannon, { type Options, type Result } from 'autocannon';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startChildServer, type ChildServer } from './child-server.js';
+import { startChildServer, type ChildServer } from '../test/support/child-server.js';
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);

@@ -7,7 +7,12 @@ export interface HttpReply {
 export class HttpBuyer {
   private token = '';
 
-  constructor(private readonly baseUrl: string, readonly username: string) {}
+  constructor(private baseUrl: string, readonly username: string) {}
+
+  /** The same buyer, still signed in, talking to a server that came back on another port. */
+  reconnect(baseUrl: string): void {
+    this.baseUrl = baseUrl;
+  }
 
   async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<HttpReply> {
     const response = await fetch(`${this.baseUrl}${path}`, {
