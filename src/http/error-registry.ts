@@ -7,7 +7,6 @@ export type EdgeErrorCode =
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'ROUTE_NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
   | 'PAYLOAD_TOO_LARGE'
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'SIGNATURE_INVALID'
@@ -42,7 +41,6 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   TICKET_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   SANDBOX_DISABLED: 404,
-  METHOD_NOT_ALLOWED: 405,
   SEAT_UNAVAILABLE: 409,
   NOT_ENOUGH_SEATS: 409,
   HOLD_NOT_ACTIVE: 409,
