@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
-import { createSandboxProvider } from './adapters/payments/sandbox-provider.js';
+import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
@@ -23,6 +24,8 @@ import type { Clock } from './ports/runtime.js';
 
 export interface Node {
   readonly app: FastifyInstance;
+  /** The built-in sandbox provider, when it is the configured one (drills and tests inject faults through it). */
+  readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
   /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
@@ -81,17 +84,32 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
-    logger: options.logger ?? { level: config.logLevel },
+    // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
+    // in flight leave together in the next, so a rush costs a write per batch of lines instead of
+    // a blocking write per request. Pino flushes what is buffered when the process exits.
+    logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
   });
 
-  if (config.admin !== null) await ensureAdmin(ctx, config.admin.username, config.admin.password);
-  if (config.demo) await ensureDemoShow(ctx);
-  // Holds that fell due while the process was down are freed before the first request.
-  await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+  const release = async (): Promise<void> => {
+    scheduler.stop();
+    await app.close();
+    sandbox?.stop();
+    await store.close();
+  };
+  try {
+    if (config.admin !== null) await ensureAdmin(ctx, config.admin.username, config.admin.password);
+    if (config.demo) await ensureDemoShow(ctx);
+    // Holds that fell due while the process was down are freed before the first request.
+    await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+  } catch (error) {
+    await release();
+    throw error;
+  }
 
   let jobs: BackgroundJobs | null = null;
   return {
     app,
+    sandbox,
     ctx,
     config,
     async listen() {
@@ -108,10 +126,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     },
     async stop() {
       jobs?.stop();
-      scheduler.stop();
-      await app.close();
-      sandbox?.stop();
-      await store.close();
+      await release();
     },
   };
 }

@@ -23,12 +23,22 @@ export async function authenticate(ctx: AppContext, username: string, password: 
   return user;
 }
 
-/** Makes sure the configured admin exists with the ADMIN role (run at start). */
+/**
+ * Makes sure the configured admin exists with the configured password (run at start). A buyer who
+ * registered that username first is never promoted by it: the start fails instead, so a
+ * configuration cannot hand a stranger's account the ADMIN role.
+ */
 export async function ensureAdmin(ctx: AppContext, username: string, password: string): Promise<User> {
   const existing = await ctx.store.read((r) => r.users.findByUsername(username));
   if (existing === null) return register(ctx, username, password, 'ADMIN');
-  if (existing.role !== 'ADMIN') await ctx.store.transaction((tx) => tx.users.setRole(existing.userId, 'ADMIN'));
-  return { ...existing, role: 'ADMIN' };
+  if (existing.role !== 'ADMIN') {
+    throw new AppError('USERNAME_TAKEN', `TICKETRUSH_ADMIN_USER names the existing ${existing.role} account "${username}"; choose another username, or have an admin promote it`);
+  }
+  if (await ctx.passwords.verify(password, existing.passwordHash)) return existing;
+  // The operator changed TICKETRUSH_ADMIN_PASSWORD: the configured password is the admin's password.
+  const passwordHash = await ctx.passwords.hash(password);
+  await ctx.store.transaction((tx) => tx.users.setPasswordHash(existing.userId, passwordHash));
+  return { ...existing, passwordHash };
 }
 
 export async function setRole(ctx: AppContext, username: string, role: Role): Promise<User> {

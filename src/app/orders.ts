@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { moveOrder, openOrder, type Order } from '../domain/index.js';
+import { isOverdue, limits, moveOrder, openOrder, type Order } from '../domain/index.js';
+import type { StoreTx } from '../ports/store.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap, type AppErrorCode } from './errors.js';
 import { orderView, type OrderView } from './views.js';
@@ -34,7 +35,7 @@ const finalFailures: ReadonlySet<AppErrorCode> = new Set<AppErrorCode>([
  */
 export async function createOrder(ctx: AppContext, command: CreateOrderCommand): Promise<CreateOrderResult> {
   const scope = `order:${command.userId}`;
-  const requestHash = createHash('sha256').update(JSON.stringify({ holdId: command.holdId })).digest('hex');
+  const requestHash = orderRequestHash(command.holdId);
   const started = await beginOrder(ctx, command, scope, requestHash);
   if (started.kind === 'replay') return { order: started.order, replayed: true };
   let order = started.order;
@@ -53,6 +54,11 @@ export async function createOrder(ctx: AppContext, command: CreateOrderCommand):
   }
 }
 
+/** What "the same request" means for a key: the same hold. */
+export function orderRequestHash(holdId: string): string {
+  return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
+}
+
 type Begun =
   | { kind: 'replay'; order: OrderView }
   | { kind: 'new'; order: Order }
@@ -61,33 +67,81 @@ type Begun =
 async function beginOrder(ctx: AppContext, command: CreateOrderCommand, scope: string, requestHash: string): Promise<Begun & { kind: 'replay' | 'new' }> {
   const now = ctx.clock.now();
   const begun = await ctx.store.transaction(async (tx): Promise<Begun> => {
-    const existing = await tx.idempotency.get(scope, command.idempotencyKey);
-    if (existing !== null) {
-      if (existing.requestHash !== requestHash) {
-        throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
-      }
-      if (existing.state === 'IN_FLIGHT') {
-        throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
-      }
-      const body = JSON.parse(existing.responseBody ?? 'null') as unknown;
-      return existing.outcome === 'FAILED' ? { kind: 'refused', failure: body as StoredFailure } : { kind: 'replay', order: body as OrderView };
-    }
+    const answered = await earlierAnswer(tx, scope, command.idempotencyKey, requestHash, now);
+    if (answered !== null) return answered;
     await tx.idempotency.begin({ scope, key: command.idempotencyKey, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: now });
-    const hold = await tx.holds.get(command.holdId);
-    const opened = hold === null
-      ? null
-      : openOrder({ hold, userId: command.userId, orderId: ctx.ids.newId('order'), idempotencyKey: command.idempotencyKey, existingOrder: await tx.orders.findLiveByHold(hold.holdId), now });
-    if (opened === null || !opened.ok) {
-      // A refusal is an answer too: the same key replays it.
-      const failure: StoredFailure = opened === null ? { code: 'HOLD_NOT_FOUND', message: 'no such hold' } : opened.error;
-      await tx.idempotency.complete(scope, command.idempotencyKey, 'FAILED', JSON.stringify(failure));
-      return { kind: 'refused', failure };
-    }
-    await tx.orders.insert(opened.value);
-    return { kind: 'new', order: opened.value };
+    const outcome = await openOrResume(ctx, tx, command, now);
+    // A refusal is an answer too: the same key replays it.
+    if (outcome.kind === 'refused') await tx.idempotency.complete(scope, command.idempotencyKey, 'FAILED', JSON.stringify(outcome.failure));
+    if (outcome.kind === 'replay') await tx.idempotency.complete(scope, command.idempotencyKey, 'SUCCEEDED', JSON.stringify(outcome.order));
+    return outcome;
   });
   if (begun.kind === 'refused') throw new AppError(begun.failure.code, begun.failure.message, begun.failure.details);
   return begun;
+}
+
+/** The stored answer to this key, if a finished request left one; throws if the key cannot be used now. */
+async function earlierAnswer(tx: StoreTx, scope: string, key: string, requestHash: string, now: number): Promise<Begun | null> {
+  const existing = await tx.idempotency.get(scope, key);
+  if (existing === null) return null;
+  if (existing.requestHash !== requestHash) {
+    throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
+  }
+  if (existing.state === 'IN_FLIGHT') {
+    if (now - existing.createdAt <= limits.idempotencyInFlightMsMax) {
+      throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
+    }
+    // Its request died with its process: this retry takes the key over.
+    await tx.idempotency.remove(scope, key);
+    return null;
+  }
+  const body = JSON.parse(existing.responseBody ?? 'null') as unknown;
+  return existing.outcome === 'FAILED' ? { kind: 'refused', failure: body as StoredFailure } : { kind: 'replay', order: body as OrderView };
+}
+
+/**
+ * A key that already opened an order goes on with that order (its first request failed on the way
+ * to the provider), so one key never makes two orders; otherwise a new order is opened on the hold.
+ */
+async function openOrResume(ctx: AppContext, tx: StoreTx, command: CreateOrderCommand, now: number): Promise<Begun> {
+  const earlier = await tx.orders.findByIdempotencyKey(command.userId, command.idempotencyKey);
+  if (earlier !== null) {
+    if (earlier.holdId !== command.holdId) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
+    if (earlier.status === 'INIT') {
+      const hold = await tx.holds.get(earlier.holdId);
+      if (hold !== null && !isOverdue(hold, now)) return { kind: 'new', order: earlier };
+      return { kind: 'refused', failure: { code: 'HOLD_EXPIRED', message: 'the hold expired before the order could be placed' } };
+    }
+    if (earlier.status === 'CANCELLED') return { kind: 'refused', failure: { code: 'HOLD_NOT_ACTIVE', message: 'the order begun with this key was cancelled when its hold ended' } };
+    return { kind: 'replay', order: orderView(earlier) };
+  }
+  const hold = await tx.holds.get(command.holdId);
+  if (hold === null) return { kind: 'refused', failure: { code: 'HOLD_NOT_FOUND', message: 'no such hold' } };
+  const opened = openOrder({
+    hold,
+    userId: command.userId,
+    orderId: ctx.ids.newId('order'),
+    idempotencyKey: command.idempotencyKey,
+    existingOrder: await liveOrderOf(tx, hold.holdId, now),
+    now,
+  });
+  if (!opened.ok) return { kind: 'refused', failure: opened.error };
+  await tx.orders.insert(opened.value);
+  return { kind: 'new', order: opened.value };
+}
+
+/**
+ * The hold's live order. One left in INIT by a request that gave up (its key freed or its
+ * request dead) is aborted here, so a buyer who retries with a new key is not locked out.
+ */
+async function liveOrderOf(tx: StoreTx, holdId: string, now: number): Promise<Order | null> {
+  const live = await tx.orders.findLiveByHold(holdId);
+  if (live === null || live.status !== 'INIT') return live;
+  const record = await tx.idempotency.get(`order:${live.userId}`, live.idempotencyKey);
+  const abandoned = record === null || (record.state === 'IN_FLIGHT' && now - record.createdAt > limits.idempotencyInFlightMsMax);
+  if (!abandoned) return live;
+  await tx.orders.save(unwrap(moveOrder(live, 'ABORT', now)), live.status);
+  return null;
 }
 
 async function awaitPayment(ctx: AppContext, scope: string, key: string, order: Order, paymentId: string): Promise<Order> {
@@ -106,18 +160,22 @@ async function awaitPayment(ctx: AppContext, scope: string, key: string, order: 
   });
 }
 
-/** The order never reached PENDING_PAY: abort it; store a final refusal or free the key for a retry. */
+/**
+ * The order never reached PENDING_PAY. A final refusal aborts it and is stored for the key; any
+ * other failure (the provider was down) frees the key and leaves the order in INIT, so a retry
+ * with the same key goes on with the same order.
+ */
 async function settleFailedStart(ctx: AppContext, scope: string, key: string, order: Order, error: unknown): Promise<void> {
   const now = ctx.clock.now();
   await ctx.store.transaction(async (tx) => {
+    if (!(error instanceof AppError && finalFailures.has(error.code))) {
+      await tx.idempotency.remove(scope, key);
+      return;
+    }
     const current = await tx.orders.get(order.orderId);
     if (current !== null && current.status === 'INIT') {
       await tx.orders.save(unwrap(moveOrder(current, 'ABORT', now)), current.status);
     }
-    if (error instanceof AppError && finalFailures.has(error.code)) {
-      await tx.idempotency.complete(scope, key, 'FAILED', JSON.stringify({ code: error.code, message: error.message }));
-    } else {
-      await tx.idempotency.remove(scope, key);
-    }
+    await tx.idempotency.complete(scope, key, 'FAILED', JSON.stringify({ code: error.code, message: error.message }));
   });
 }

@@ -1,4 +1,4 @@
-import { completeRefund, limits, settlePayment, type PaymentReport, type Settlement } from '../domain/index.js';
+import { completeRefund, limits, settlePayment, type Payment, type PaymentReport, type Settlement } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { issueTicketsSoon } from './tickets.js';
@@ -50,23 +50,31 @@ function afterSettlement(ctx: AppContext, settlement: Settlement): void {
 export async function reconcilePendingPayments(ctx: AppContext, olderThanMs: number): Promise<number> {
   const before = ctx.clock.now() - olderThanMs;
   const pending = await ctx.store.read((r) => r.payments.findByStatus('PENDING', before, limits.expirySweepBatchMax));
-  let settled = 0;
-  for (const payment of pending) {
+  return eachIsolated(ctx, 'payment-reconcile', pending, async (payment) => {
     const status = await ctx.payments.getPaymentStatus(payment.paymentId);
-    if (status !== 'SUCCEEDED' && status !== 'FAILED') continue;
+    if (status !== 'SUCCEEDED' && status !== 'FAILED') return false;
     await applyPaymentReport(ctx, { paymentId: payment.paymentId, orderId: payment.orderId, status, amountCents: payment.amountCents });
-    settled++;
-  }
-  return settled;
+    return true;
+  });
 }
 
+/** One refund pass at a time per node: a REFUND_REQUIRED joins the pass under way instead of racing it. */
+const refundPasses = new WeakMap<AppContext, Promise<number>>();
+
 /** Returns the money of payments that could not buy their seats. */
-export async function refundPendingPayments(ctx: AppContext): Promise<number> {
+export function refundPendingPayments(ctx: AppContext): Promise<number> {
+  const running = refundPasses.get(ctx);
+  if (running !== undefined) return running;
+  const pass = refundPass(ctx).finally(() => refundPasses.delete(ctx));
+  refundPasses.set(ctx, pass);
+  return pass;
+}
+
+async function refundPass(ctx: AppContext): Promise<number> {
   const due = await ctx.store.read((r) => r.payments.findByStatus('REFUND_PENDING', ctx.clock.now(), limits.expirySweepBatchMax));
-  let refunded = 0;
-  for (const payment of due) {
+  return eachIsolated(ctx, 'refunds', due, async (payment) => {
     const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents });
-    if (!answer.refunded) continue;
+    if (!answer.refunded) return false;
     await ctx.store.transaction(async (tx) => {
       const current = await tx.payments.get(payment.paymentId);
       const order = await tx.orders.get(payment.orderId);
@@ -75,7 +83,19 @@ export async function refundPendingPayments(ctx: AppContext): Promise<number> {
       await tx.payments.save(done.payment, current.status);
       if (done.order !== order) await tx.orders.save(done.order, order.status);
     });
-    refunded++;
+    return true;
+  });
+}
+
+/** Runs `work` for each payment; one that keeps failing is counted and logged, and never blocks the rest. */
+async function eachIsolated(ctx: AppContext, job: string, payments: readonly Payment[], work: (payment: Payment) => Promise<boolean>): Promise<number> {
+  let done = 0;
+  for (const payment of payments) {
+    try {
+      if (await work(payment)) done++;
+    } catch (error) {
+      ctx.telemetry.jobFailed(job, error);
+    }
   }
-  return refunded;
+  return done;
 }

@@ -24,6 +24,11 @@ export const limits = Object.freeze({
   passwordLengthMin: 8,
   passwordLengthMax: 256,
   idempotencyKeyLengthMax: 128,
+  /**
+   * A key still IN_FLIGHT after this long belongs to a request that died with its process (the
+   * provider call it waits on is bounded well below this), so a retry may take the key over.
+   */
+  idempotencyInFlightMsMax: 60_000,
   seatIdLengthMax: 32,
   /** A payment timestamp farther than this from our clock is refused (replay window). */
   signatureToleranceSeconds: 300,

@@ -13,7 +13,7 @@ export interface PaymentReport {
 }
 
 export type SettlementOutcome =
-  | 'DUPLICATE' // already applied: nothing changes
+  | 'DUPLICATE' // already applied, or a failure after a success: nothing changes
   | 'SOLD' // paid within the hold: seats sold
   | 'SOLD_LATE' // paid after the hold lapsed, seats were still free: sold anyway
   | 'REFUND_REQUIRED' // paid after the hold lapsed, seats were taken: money goes back
@@ -57,8 +57,9 @@ export function settlePayment(input: SettleInput): Result<Settlement> {
   return report.status === 'SUCCEEDED' ? settleSuccess(input) : settleFailure(input);
 }
 
+/** A verdict the payment already has, or a failure reported after a success (a success is final). */
 function isAlreadyApplied(payment: Payment, report: PaymentReport): boolean {
-  if (report.status === 'FAILED') return payment.status === 'FAILED';
+  if (report.status === 'FAILED') return payment.status !== 'PENDING';
   return payment.status === 'SUCCEEDED' || payment.status === 'REFUND_PENDING' || payment.status === 'REFUNDED';
 }
 

@@ -43,10 +43,12 @@ export const paymentStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUND_PENDIN
 export type PaymentStatus = (typeof paymentStatuses)[number];
 export const paymentEvents = ['SUCCEED', 'FAIL', 'REQUIRE_REFUND', 'COMPLETE_REFUND'] as const;
 export type PaymentEvent = (typeof paymentEvents)[number];
+// A decline can be followed by a success on the same payment (the provider retried the card):
+// the money is real, so FAILED -> SUCCEEDED. A success is final: a late FAILED changes nothing.
 export const paymentMachine = defineMachine<PaymentStatus, PaymentEvent>('payment', paymentStatuses, paymentEvents, {
   PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
   SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
-  FAILED: {},
+  FAILED: { SUCCEED: 'SUCCEEDED' },
   REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
   REFUNDED: {},
 });

@@ -1,10 +1,14 @@
 /** What a payment provider (the built-in sandbox, Stripe, ...) must offer the booking core. */
 export interface PaymentProvider {
   readonly name: string;
-  /** Opens a payment for an order; the provider reports its outcome later by a signed callback. */
+  /**
+   * Opens a payment for an order; the provider reports its outcome later by a signed callback.
+   * Must give up well within limits.idempotencyInFlightMsMax.
+   */
   createPayment(request: { orderId: string; amountCents: number; currency: string }): Promise<{ paymentId: string }>;
   /** Asked by reconciliation when a callback may have been lost. */
   getPaymentStatus(paymentId: string): Promise<ProviderPaymentStatus>;
+  /** Idempotent by payment: asking again for a refunded payment answers refunded, never pays twice. */
   refund(request: { paymentId: string; amountCents: number }): Promise<{ refunded: boolean }>;
 }
 

@@ -49,6 +49,7 @@ export interface UserRepository extends UserReads {
   /** false when the username is taken. */
   insert(user: User): Promise<boolean>;
   setRole(userId: string, role: Role): Promise<void>;
+  setPasswordHash(userId: string, passwordHash: string): Promise<void>;
 }
 
 export interface ShowReads {
@@ -83,6 +84,8 @@ export interface HoldRepository extends HoldReads {
 export interface OrderReads {
   get(orderId: string): Promise<Order | null>;
   listByUser(userId: string, page: Page): Promise<Order[]>;
+  /** The order a user's idempotency key opened, whatever became of it. */
+  findByIdempotencyKey(userId: string, key: string): Promise<Order | null>;
   /** Orders in `status` last changed at or before `updatedBefore`, oldest first. */
   findByStatus(status: OrderStatus, updatedBefore: number, limit: number): Promise<Order[]>;
 }

@@ -62,6 +62,7 @@ describe('best-available seats', () => {
           if (choice === null) {
             // Refused only when there are too few seats, or no run and no permission to split.
             if (allowSplit) expect(free.length).toBeLessThan(quantity);
+            else expect(longestRun(free)).toBeLessThan(quantity);
             return;
           }
           const byId = new Map(seats.map((s) => [s.seatId, s]));
@@ -76,3 +77,19 @@ describe('best-available seats', () => {
     );
   });
 });
+
+/** The most free seats side by side in one row of one section. */
+function longestRun(free: readonly { section: string; row: number; number: number }[]): number {
+  const rows = new Map<string, number[]>();
+  for (const s of free) rows.set(`${s.section}/${s.row}`, [...(rows.get(`${s.section}/${s.row}`) ?? []), s.number]);
+  let longest = 0;
+  for (const numbers of rows.values()) {
+    numbers.sort((a, b) => a - b);
+    let run = 0;
+    numbers.forEach((n, i) => {
+      run = i > 0 && n === (numbers[i - 1] as number) + 1 ? run + 1 : 1;
+      longest = Math.max(longest, run);
+    });
+  }
+  return longest;
+}

@@ -28,7 +28,8 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
   payment: {
     PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
     SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
-    FAILED: {},
+    // A decline followed by a success (the card was retried): the money is real.
+    FAILED: { SUCCEED: 'SUCCEEDED' },
     REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
     REFUNDED: {},
   },

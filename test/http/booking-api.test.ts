@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
+import { orderRequestHash } from '../../src/app/orders.js';
 import { postCallback } from '../support/payments.js';
 import { eventually, sleep } from '../support/wait.js';
 
@@ -178,6 +179,54 @@ describe('orders and idempotency', () => {
     const created = replies.filter((r) => r.status === 201);
     expect(new Set(created.map((r) => r.body.orderId)).size).toBe(1);
     for (const r of replies.filter((x) => x.status !== 201)) expect(r.body.code).toBe('IDEMPOTENCY_REQUEST_IN_FLIGHT');
+  });
+
+  it('rides out a provider outage: the same key retried after a 502 places one order, a new key is not locked out', async () => {
+    const sandbox = t.node.sandbox;
+    if (sandbox === null) throw new Error('the sandbox provider is off');
+    const alice = await buyer();
+    const { holdId } = await held(alice);
+    const { holdId: otherHold } = await held(alice);
+    sandbox.setAvailable(false);
+    let down;
+    let downToo;
+    try {
+      down = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'outage-1' });
+      downToo = await alice.request('POST', '/api/v1/orders', { holdId: otherHold }, { 'x-idempotency-key': 'outage-2' });
+    } finally {
+      sandbox.setAvailable(true);
+    }
+    expect({ status: down.status, code: down.body.code }).toEqual({ status: 502, code: 'PAYMENT_PROVIDER_UNAVAILABLE' });
+    expect(downToo.status).toBe(502);
+
+    const retried = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'outage-1' });
+    expect(retried.status).toBe(201);
+    expect(retried.body.status).toBe('PENDING_PAY');
+    const replay = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'outage-1' });
+    expect(replay.body.orderId).toBe(retried.body.orderId);
+    const freshKey = await alice.request('POST', '/api/v1/orders', { holdId: otherHold }, { 'x-idempotency-key': 'outage-3' });
+    expect(freshKey.status).toBe(201);
+
+    const orders = (await alice.request('GET', '/api/v1/me/orders')).body.orders as { orderId: string; status: string }[];
+    expect(orders.filter((o) => o.status === 'PENDING_PAY').map((o) => o.orderId).sort()).toEqual([retried.body.orderId, freshKey.body.orderId].sort());
+  });
+
+  it('lets a retry take over a key whose first request died in flight, but not one still running', async () => {
+    const username = `buyer${++seq}`;
+    const alice = await new ApiClient(t.node.app).signUp(username);
+    const { holdId } = await held(alice);
+    const userId = (await t.node.ctx.store.read((r) => r.users.findByUsername(username)))?.userId as string;
+    const requestHash = orderRequestHash(holdId);
+    // What a process killed between accepting the key and answering leaves behind.
+    const leftBehind = (key: string, ageMs: number) => t.node.ctx.store.transaction((tx) => tx.idempotency.begin({
+      scope: `order:${userId}`, key, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: Date.now() - ageMs,
+    }));
+    await leftBehind('crashed', 61_000);
+    await leftBehind('running', 1_000);
+    const running = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'running' });
+    expect({ status: running.status, code: running.body.code }).toEqual({ status: 409, code: 'IDEMPOTENCY_REQUEST_IN_FLIGHT' });
+    const takenOver = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'crashed' });
+    expect(takenOver.status).toBe(201);
   });
 
   it("refuses someone else's hold (403) and an expired one (409)", async () => {

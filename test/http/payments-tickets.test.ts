@@ -12,7 +12,7 @@ let seq = 0;
 const buyer = async () => new ApiClient(t.node.app).signUp(`payer${++seq}`);
 
 beforeAll(async () => {
-  t = await startTestNode();
+  t = await startTestNode({ env: { TICKETRUSH_RECONCILE_MS: '300' } });
   admin = await adminClient(t.node.app);
   secret = t.node.config.secrets.payment;
 });
@@ -82,6 +82,35 @@ describe('payment callbacks', () => {
     expect(await statusOf(alice, showId, 'A-3-3')).toBe('AVAILABLE');
   });
 
+  it('sells to a success that follows a decline (the card was retried), and ignores a decline after a success', async () => {
+    const alice = await buyer();
+    const { showId, order } = await pendingOrder(alice, ['A-3-4']);
+    const report = (status: 'SUCCEEDED' | 'FAILED') => postCallback(t.node.app, secret, { paymentId: order.paymentId, orderId: order.orderId, status, amountCents: order.amountCents });
+    expect((await report('FAILED')).body.outcome).toBe('CANCELLED');
+    expect(await statusOf(alice, showId, 'A-3-4')).toBe('AVAILABLE');
+    expect(await report('SUCCEEDED')).toEqual({ status: 200, body: { received: true, outcome: 'SOLD_LATE' } });
+    expect(await report('FAILED')).toEqual({ status: 200, body: { received: true, outcome: 'DUPLICATE' } });
+    await eventually(async () => ((await orderOf(alice, order.orderId)).status === 'TICKETED' ? true : undefined));
+    expect(await statusOf(alice, showId, 'A-3-4')).toBe('SOLD');
+  });
+
+  it('refuses a malformed signature header with 401, never a 500', async () => {
+    const alice = await buyer();
+    const { order } = await pendingOrder(alice);
+    const raw = JSON.stringify({ paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: order.amountCents });
+    const t0 = Math.floor(Date.now() / 1000);
+    // 64 characters whose UTF-8 encoding is longer than 64 bytes, as well as other malformed forms.
+    for (const header of [`t=${t0},v1=${'a'.repeat(63)}\u00e9`, `t=${t0},v1=${'é'.repeat(64)}`, `t=${t0}`, 'v1=abc', 't=x,v1=00', '', ',,,']) {
+      const reply = await t.node.app.inject({
+        method: 'POST', url: '/api/v1/payments/callback', payload: raw,
+        headers: { 'content-type': 'application/json', 'x-ticketrush-signature': header },
+      });
+      expect(reply.statusCode, header).toBe(401);
+      expect(JSON.parse(reply.body).code, header).toMatch(/^SIGNATURE_/);
+    }
+    expect((await orderOf(alice, order.orderId)).status).toBe('PENDING_PAY');
+  });
+
   it('sells seats still free to a payment that arrives after the hold expired', async () => {
     const alice = await buyer();
     const { showId, order } = await pendingOrder(alice, ['A-4-4'], 1);
@@ -102,6 +131,29 @@ describe('payment callbacks', () => {
     expect((await alice.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, {})).status).toBe(202);
     await eventually(async () => ((await orderOf(alice, order.orderId)).status === 'REFUNDED' ? true : undefined), 5_000, 'refund');
     expect(await statusOf(alice, showId, 'A-5-5')).toBe('HELD');
+  });
+
+  it('keeps a refund owed through a provider outage, counts the failure, and pays it once the provider is back', async () => {
+    const sandbox = t.node.sandbox;
+    if (sandbox === null) throw new Error('the sandbox provider is off');
+    const [alice, bob] = [await buyer(), await buyer()];
+    const { showId, order } = await pendingOrder(alice, ['A-6-6'], 1);
+    await eventually(async () => ((await statusOf(alice, showId, 'A-6-6')) === 'AVAILABLE' ? true : undefined), 4_000);
+    expect((await bob.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-6-6'] })).status).toBe(201);
+    const refundFailures = async () => Number(/ticketrush_job_failures_total\{job="refunds"\} (\d+)/.exec((await t.node.app.inject('/metrics')).body)?.[1] ?? 0);
+    const failuresBefore = await refundFailures();
+    const paymentStatus = async () => (await t.node.ctx.store.read((r) => r.payments.get(order.paymentId)))?.status;
+    sandbox.setAvailable(false);
+    try {
+      expect((await alice.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, {})).status).toBe(202);
+      await eventually(async () => ((await refundFailures()) > failuresBefore ? true : undefined), 5_000, 'a refund attempt failed');
+      expect(await paymentStatus()).toBe('REFUND_PENDING');
+      expect((await orderOf(alice, order.orderId)).status).toBe('CANCELLED');
+    } finally {
+      sandbox.setAvailable(true);
+    }
+    await eventually(async () => ((await orderOf(alice, order.orderId)).status === 'REFUNDED' ? true : undefined), 5_000, 'refund after the outage');
+    expect(await paymentStatus()).toBe('REFUNDED');
   });
 });
 

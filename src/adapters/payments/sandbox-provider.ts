@@ -29,7 +29,14 @@ interface LedgerRow { payment_id: string; order_id: string; amount_cents: number
  * reported by signed HTTP callbacks, asynchronously, sometimes twice, retried with backoff until
  * acknowledged with a 2xx, and re-sent after a restart if never acknowledged.
  */
-export function createSandboxProvider(options: SandboxOptions): PaymentProvider & PaymentSimulator & { start(): void; stop(): void } {
+export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
+  start(): void;
+  stop(): void;
+  /** Fault injection for drills and tests: while unavailable, every call fails as an outage would. */
+  setAvailable(available: boolean): void;
+}
+
+export function createSandboxProvider(options: SandboxOptions): SandboxProvider {
   const db = new Database(options.ledgerFile);
   db.pragma('journal_mode = WAL');
   db.exec(`CREATE TABLE IF NOT EXISTS sandbox_payments (
@@ -38,6 +45,10 @@ export function createSandboxProvider(options: SandboxOptions): PaymentProvider 
   const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
+  let available = true;
+  const reachable = (): void => {
+    if (!available) throw new PaymentProviderError('the sandbox provider is unavailable (injected outage)');
+  };
 
   const later = (ms: number, fn: () => void): void => {
     if (stopped) return;
@@ -77,16 +88,20 @@ export function createSandboxProvider(options: SandboxOptions): PaymentProvider 
   return {
     name: 'sandbox',
     async createPayment({ orderId, amountCents }) {
+      reachable();
       const paymentId = `pay_${randomBytes(16).toString('base64url')}`;
       db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status) VALUES (?, ?, ?, 'PENDING')`).run(paymentId, orderId, amountCents);
       return { paymentId };
     },
     async getPaymentStatus(paymentId) {
+      reachable();
       return (get.get(paymentId) as LedgerRow | undefined)?.status ?? 'UNKNOWN';
     },
     async refund({ paymentId }) {
-      const changes = db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED'`).run(paymentId).changes;
-      return { refunded: changes === 1 };
+      reachable();
+      // Idempotent by payment, as real providers' refund keys are: asking twice returns money once.
+      db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED' AND refunded = 0`).run(paymentId);
+      return { refunded: (get.get(paymentId) as LedgerRow | undefined)?.refunded === 1 };
     },
     async simulate(paymentId, outcome) {
       const changes = db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`).run(outcome, paymentId).changes;
@@ -98,6 +113,9 @@ export function createSandboxProvider(options: SandboxOptions): PaymentProvider 
     start() {
       const undelivered = db.prepare(`SELECT payment_id FROM sandbox_payments WHERE delivered = 0 AND status IN ('SUCCEEDED','FAILED')`).all() as { payment_id: string }[];
       for (const { payment_id } of undelivered) scheduleDelivery(payment_id);
+    },
+    setAvailable(value) {
+      available = value;
     },
     stop() {
       stopped = true;

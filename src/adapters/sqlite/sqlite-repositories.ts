@@ -44,6 +44,7 @@ function prepareAll(db: Database) {
     userInsert: p(`INSERT INTO users (user_id, username, password_hash, role, created_at)
       VALUES (@userId, @username, @passwordHash, @role, @createdAt) ON CONFLICT (username) DO NOTHING`),
     userSetRole: p('UPDATE users SET role = ? WHERE user_id = ?'),
+    userSetPasswordHash: p('UPDATE users SET password_hash = ? WHERE user_id = ?'),
     showById: p('SELECT * FROM shows WHERE show_id = ?'),
     showList: p('SELECT * FROM shows ORDER BY sale_starts_at, show_id LIMIT ? OFFSET ?'),
     showInsert: p(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, created_at)
@@ -68,6 +69,7 @@ function prepareAll(db: Database) {
     orderInsert: p(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, seat_ids, amount_cents, status, payment_id, created_at, updated_at)
       VALUES (@orderId, @userId, @showId, @holdId, @idempotencyKey, @seatIds, @amountCents, @status, @paymentId, @createdAt, @updatedAt)`),
     orderSave: p('UPDATE orders SET status = ?, payment_id = ?, updated_at = ? WHERE order_id = ? AND status = ?'),
+    orderByKey: p('SELECT * FROM orders WHERE user_id = ? AND idempotency_key = ?'),
     orderLiveByHold: p(`SELECT * FROM orders WHERE hold_id = ? AND status NOT IN ('CANCELLED','REFUNDED')`),
     orderByStatus: p('SELECT * FROM orders WHERE status = ? AND updated_at <= ? ORDER BY updated_at LIMIT ?'),
     paymentGet: p('SELECT * FROM payments WHERE payment_id = ?'),
@@ -108,6 +110,7 @@ function userRepository(q: Statements): UserRepository {
     findByUsername: async (name) => one(q.userByName, rows.toUser, name),
     insert: async (user: User) => q.userInsert.run(user).changes === 1,
     setRole: async (userId: string, role: Role) => expectOneChange(q.userSetRole.run(role, userId).changes, 'user', userId),
+    setPasswordHash: async (userId: string, hash: string) => expectOneChange(q.userSetPasswordHash.run(hash, userId).changes, 'user', userId),
   };
 }
 
@@ -168,6 +171,7 @@ function orderRepository(q: Statements): OrderRepository {
       expectOneChange(changes, 'order', order.orderId);
     },
     findLiveByHold: async (holdId) => one(q.orderLiveByHold, rows.toOrder, holdId),
+    findByIdempotencyKey: async (userId, key) => one(q.orderByKey, rows.toOrder, userId, key),
     findByStatus: async (status, before, limit) => many(q.orderByStatus, rows.toOrder, status, before, limit),
   };
 }
