@@ -35,5 +35,7 @@ export const limits = Object.freeze({
   /** Holds freed per sweep transaction, so one sweep never stalls the booking path. */
   expirySweepBatchMax: 200,
   ticketIssueBatchMax: 100,
+  /** How long after an admission a scan with the same nonce still counts as the same scan. */
+  checkInRetrySecondsMax: 300,
   listPageSizeMax: 100,
 });

@@ -1,3 +1,4 @@
+import { limits } from './limits.js';
 import type { Order, Ticket } from './entities.js';
 import { moveOrder } from './order-rules.js';
 import { fail, ok, type Result } from './result.js';
@@ -47,9 +48,13 @@ export function issueTickets(
 
 export type CheckInOutcome = 'ADMITTED' | 'ALREADY_ADMITTED_SAME_SCAN';
 
-/** Marks a ticket USED exactly once; the same scanner nonce retried is the same admission, not a second one. */
+/**
+ * Marks a ticket USED exactly once. The same scanner nonce retried shortly after (a lost answer)
+ * is the same admission, not a second one; later, the nonce no longer admits anyone.
+ */
 export function checkIn(ticket: Ticket, nonce: string | null, now: number): Result<{ ticket: Ticket; outcome: CheckInOutcome }> {
-  if (ticket.status === 'USED' && nonce !== null && ticket.checkInNonce === nonce) {
+  const retried = ticket.usedAt !== null && now - ticket.usedAt <= limits.checkInRetrySecondsMax * 1000;
+  if (ticket.status === 'USED' && nonce !== null && ticket.checkInNonce === nonce && retried) {
     return ok({ ticket, outcome: 'ALREADY_ADMITTED_SAME_SCAN' });
   }
   if (ticket.status === 'USED') return fail('TICKET_ALREADY_USED', 'this ticket has already been used', { usedAt: ticket.usedAt });

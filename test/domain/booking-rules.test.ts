@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkIn, createShow, extendHold, lapseHold, moveOrder, openOrder, placeHold, saleWindow, settlePayment,
+  checkIn, createShow, extendHold, lapseHold, limits, moveOrder, openOrder, placeHold, saleWindow, settlePayment,
   type Hold, type Order, type Payment, type Seat, type Show, type Ticket,
 } from '../../src/domain/index.js';
 
@@ -124,5 +124,8 @@ describe('check-in', () => {
     expect(checkIn(first.value.ticket, 'scan-1', t0 + 2)).toMatchObject({ ok: true, value: { outcome: 'ALREADY_ADMITTED_SAME_SCAN' } });
     expect(checkIn(first.value.ticket, 'scan-2', t0 + 3)).toMatchObject({ ok: false, error: { code: 'TICKET_ALREADY_USED' } });
     expect(checkIn(first.value.ticket, null, t0 + 3)).toMatchObject({ ok: false, error: { code: 'TICKET_ALREADY_USED' } });
+    // Hours later the same nonce (a scanner whose counter restarted) is a second use, not a retry.
+    expect(checkIn(first.value.ticket, 'scan-1', t0 + 1 + limits.checkInRetrySecondsMax * 1000)).toMatchObject({ ok: true });
+    expect(checkIn(first.value.ticket, 'scan-1', t0 + 2 + limits.checkInRetrySecondsMax * 1000)).toMatchObject({ ok: false, error: { code: 'TICKET_ALREADY_USED' } });
   });
 });
