@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { eventually } from './wait.js';
@@ -10,14 +12,30 @@ import { eventually } from './wait.js';
  */
 export async function expectSettledAndConsistent(dbFile: string, showId: string, capacity: number, settleMs = 20_000): Promise<Record<string, number>> {
   const db = new Database(dbFile, { readonly: true });
+  // The sandbox provider's own ledger, when it took part: what the card holders were really charged.
+  const ledgerFile = join(dirname(dbFile), 'sandbox-provider.db');
+  const withLedger = existsSync(ledgerFile);
+  if (withLedger) db.prepare('ATTACH DATABASE ? AS ledger').run(ledgerFile);
+  const undelivered = withLedger
+    ? `(SELECT COUNT(*) FROM ledger.sandbox_payments l JOIN payments p ON p.payment_id = l.payment_id WHERE l.status <> 'PENDING' AND p.status = 'PENDING')`
+    : '0';
   try {
     await eventually(async () => {
       const transient = db.prepare(`
         SELECT (SELECT COUNT(*) FROM orders WHERE status = 'PAID')
              + (SELECT COUNT(*) FROM payments WHERE status = 'REFUND_PENDING')
-             + (SELECT COUNT(*) FROM holds WHERE status = 'ACTIVE' AND expires_at <= ?) AS n`).get(Date.now()) as { n: number };
+             + (SELECT COUNT(*) FROM holds WHERE status = 'ACTIVE' AND expires_at <= ?)
+             + ${undelivered} AS n`).get(Date.now()) as { n: number };
       return transient.n === 0 ? true : undefined;
-    }, settleMs, 'paid orders ticketed, refunds done, overdue holds freed');
+    }, settleMs, 'paid orders ticketed, refunds done, overdue holds freed, provider verdicts applied');
+    if (withLedger) {
+      // Every charge the provider took is applied: sold, or refunded at the provider and here.
+      const unapplied = db.prepare(`
+        SELECT l.payment_id, l.status, l.refunded, p.status AS ours FROM ledger.sandbox_payments l JOIN payments p ON p.payment_id = l.payment_id
+        WHERE (l.status = 'SUCCEEDED' AND NOT ((p.status = 'SUCCEEDED' AND l.refunded = 0) OR (p.status = 'REFUNDED' AND l.refunded = 1)))
+           OR (l.status = 'FAILED' AND p.status <> 'FAILED')`).all();
+      expect(unapplied).toEqual([]);
+    }
 
     const rows = db.prepare('SELECT status, COUNT(*) AS n FROM seats WHERE show_id = ? GROUP BY status').all(showId) as { status: string; n: number }[];
     const counts: Record<string, number> = Object.fromEntries(rows.map((r) => [r.status, r.n]));
