@@ -51,8 +51,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   app.addSchema(ErrorBody);
   // JSON only: anything else is a clear 415 rather than a string that fails validation.
   app.removeContentTypeParser('text/plain');
-  app.addHook('onSend', async (request, reply) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => {
