@@ -1,6 +1,8 @@
 import { createSigner, createVerifier } from 'fast-jwt';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Role, User } from '../domain/index.js';
+import { getUser } from '../app/accounts.js';
+import type { AppContext } from '../app/context.js';
 import { HttpError } from './http-error.js';
 
 export interface Principal {
@@ -70,18 +72,31 @@ export function requireRole(tokens: TokenService, request: FastifyRequest, roles
 
 /**
  * An onRequest guard: who you are is settled before the body is parsed or validated, so a buyer
- * posting to an admin route hears 403, not a lecture about the body.
+ * posting to an admin route hears 401 or 403, not a lecture about the body.
  */
-export function guard(tokens: TokenService, roles?: readonly Role[]): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
+export function guard(tokens: TokenService): (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void) => void {
   // A callback hook, not an async one: the check is synchronous, and a promise per request is not free.
   return (request, _reply, done) => {
     try {
-      if (roles === undefined) requireUser(tokens, request);
-      else requireRole(tokens, request, roles);
+      requireUser(tokens, request);
     } catch (error) {
       done(error as Error);
       return;
     }
     done();
+  };
+}
+
+/**
+ * The guard of privileged routes. It checks the role the store holds now, not the one the token
+ * was issued with, so an admin or door steward who loses the role loses the right at once.
+ */
+export function roleGuard(deps: { readonly tokens: TokenService; readonly ctx: AppContext }, roles: readonly Role[]): (request: FastifyRequest) => Promise<void> {
+  return async (request) => {
+    const principal = requireUser(deps.tokens, request);
+    const user = await getUser(deps.ctx, principal.userId);
+    if (user === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
+    principals.set(request, { ...principal, role: user.role });
+    requireRole(deps.tokens, request, roles);
   };
 }

@@ -201,6 +201,17 @@ describe('tickets and check-in', () => {
     expect({ status: second.status, code: second.body.code }).toEqual({ status: 409, code: 'TICKET_ALREADY_USED' });
   });
 
+  it('takes the door away at once from a steward whose role is withdrawn, token or not', async () => {
+    const alice = await buyer();
+    const ticket = await ticketed(alice);
+    await new ApiClient(t.node.app).signUp('door2');
+    await admin.request('PUT', '/api/v1/admin/users/door2/role', { role: 'STAFF' });
+    const door = await new ApiClient(t.node.app).logIn('door2', 'password-123');
+    expect((await admin.request('PUT', '/api/v1/admin/users/door2/role', { role: 'BUYER' })).status).toBe(200);
+    const refused = await door.request('POST', '/api/v1/checkin', { qr: ticket.qr });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
+  });
+
   it('rejects a forged or tampered code with 400 TICKET_INVALID', async () => {
     const alice = await buyer();
     const ticket = await ticketed(alice);

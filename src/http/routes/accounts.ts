@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { authenticate, register, setRole } from '../../app/accounts.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireRole, requireUser } from '../auth.js';
+import { guard, roleGuard, requireRole, requireUser } from '../auth.js';
 import { Credentials, RoleBody, UsernameParams, errorResponses } from '../schemas.js';
 
 const UserResponse = Type.Object({ userId: Type.String(), username: Type.String(), role: Type.String() });
@@ -38,10 +38,10 @@ export const accountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.put('/admin/users/:username/role', {
-    onRequest: guard(tokens, ['ADMIN']),
+    onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
       tags: ['admin'],
-      summary: 'Give a user a role (STAFF for door staff); takes effect at their next login',
+      summary: 'Give a user a role (STAFF for door staff); privileged routes honour it at once',
       security: [{ bearer: [] }],
       params: UsernameParams,
       body: RoleBody,

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { createShow, getShow, listShows } from '../../app/catalog.js';
 import { AppError } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireRole } from '../auth.js';
+import { roleGuard, requireRole } from '../auth.js';
 import { NewShowBody, PageQuery, ShowParams, errorResponses } from '../schemas.js';
 
 const Show = Type.Object({
@@ -24,7 +24,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   const { ctx, tokens } = deps;
 
   app.post('/admin/shows', {
-    onRequest: guard(tokens, ['ADMIN']),
+    onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
       tags: ['admin'],
       summary: 'Create a show with its seat map',

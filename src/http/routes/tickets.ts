@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { checkInTicket, getMyTicket, listMyTickets } from '../../app/tickets.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireRole, requireUser } from '../auth.js';
+import { guard, roleGuard, requireRole, requireUser } from '../auth.js';
 import { CheckInBody, PageQuery, TicketParams, TicketResponse, errorResponses } from '../schemas.js';
 
 export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
@@ -49,7 +49,7 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   });
 
   app.post('/checkin', {
-    onRequest: guard(tokens, ['STAFF', 'ADMIN']),
+    onRequest: roleGuard(deps, ['STAFF', 'ADMIN']),
     schema: {
       tags: ['tickets'],
       summary: 'Door check-in (STAFF or ADMIN): admits a ticket exactly once',
