@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isOverdue, limits, moveOrder, openOrder, type Order } from '../domain/index.js';
+import { withTimeout } from '../lib/with-timeout.js';
 import type { StoreTx } from '../ports/store.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap, type AppErrorCode } from './errors.js';
@@ -38,14 +39,15 @@ export async function createOrder(ctx: AppContext, command: CreateOrderCommand):
   const requestHash = orderRequestHash(command.holdId);
   const started = await beginOrder(ctx, command, scope, requestHash);
   if (started.kind === 'replay') return { order: started.order, replayed: true };
-  let order = started.order;
+  const { order, claim } = started;
   try {
-    const { paymentId } = await ctx.payments.createPayment({ orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency });
-    order = await awaitPayment(ctx, scope, command.idempotencyKey, order, paymentId);
+    const opening = ctx.payments.createPayment({ orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency });
+    const { paymentId } = await withTimeout(opening, limits.providerCallMsMax, 'the payment provider');
+    const pending = await awaitPayment(ctx, claim, order, paymentId);
     ctx.telemetry.orderAttempt('PENDING_PAY');
-    return { order: orderView(order), replayed: false };
+    return { order: orderView(pending), replayed: false };
   } catch (error) {
-    await settleFailedStart(ctx, scope, command.idempotencyKey, order, error);
+    await settleFailedStart(ctx, claim, order, error);
     ctx.telemetry.orderAttempt(error instanceof AppError ? error.code : 'PAYMENT_PROVIDER_UNAVAILABLE');
     if (error instanceof AppError) throw error;
     throw new AppError('PAYMENT_PROVIDER_UNAVAILABLE', 'the payment provider could not open a payment; try again', {
@@ -64,20 +66,38 @@ type Begun =
   | { kind: 'new'; order: Order }
   | { kind: 'refused'; failure: StoredFailure };
 
-async function beginOrder(ctx: AppContext, command: CreateOrderCommand, scope: string, requestHash: string): Promise<Begun & { kind: 'replay' | 'new' }> {
+/** The IN_FLIGHT record this request wrote: only its writer may answer for the key. */
+interface KeyClaim {
+  readonly scope: string;
+  readonly key: string;
+  readonly createdAt: number;
+}
+
+async function beginOrder(
+  ctx: AppContext, command: CreateOrderCommand, scope: string, requestHash: string,
+): Promise<{ kind: 'replay'; order: OrderView } | { kind: 'new'; order: Order; claim: KeyClaim }> {
   const now = ctx.clock.now();
+  const claim: KeyClaim = { scope, key: command.idempotencyKey, createdAt: now };
   const begun = await ctx.store.transaction(async (tx): Promise<Begun> => {
     const answered = await earlierAnswer(tx, scope, command.idempotencyKey, requestHash, now);
     if (answered !== null) return answered;
     await tx.idempotency.begin({ scope, key: command.idempotencyKey, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: now });
     const outcome = await openOrResume(ctx, tx, command, now);
     // A refusal is an answer too: the same key replays it.
-    if (outcome.kind === 'refused') await tx.idempotency.complete(scope, command.idempotencyKey, 'FAILED', JSON.stringify(outcome.failure));
-    if (outcome.kind === 'replay') await tx.idempotency.complete(scope, command.idempotencyKey, 'SUCCEEDED', JSON.stringify(outcome.order));
+    if (outcome.kind === 'refused') await answer(tx, claim, 'FAILED', outcome.failure);
+    if (outcome.kind === 'replay') await answer(tx, claim, 'SUCCEEDED', outcome.order);
     return outcome;
   });
   if (begun.kind === 'refused') throw new AppError(begun.failure.code, begun.failure.message, begun.failure.details);
-  return begun;
+  return begun.kind === 'new' ? { ...begun, claim } : begun;
+}
+
+const answer = (tx: StoreTx, claim: KeyClaim, outcome: 'SUCCEEDED' | 'FAILED', body: OrderView | StoredFailure): Promise<void> =>
+  tx.idempotency.complete(claim.scope, claim.key, claim.createdAt, outcome, JSON.stringify(body));
+
+/** Whether the key's record is still the one this request wrote (a retry may have taken it over). */
+async function stillHolds(tx: StoreTx, claim: KeyClaim): Promise<boolean> {
+  return (await tx.idempotency.get(claim.scope, claim.key))?.createdAt === claim.createdAt;
 }
 
 /** The stored answer to this key, if a finished request left one; throws if the key cannot be used now. */
@@ -91,8 +111,8 @@ async function earlierAnswer(tx: StoreTx, scope: string, key: string, requestHas
     if (now - existing.createdAt <= limits.idempotencyInFlightMsMax) {
       throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
     }
-    // Its request died with its process: this retry takes the key over.
-    await tx.idempotency.remove(scope, key);
+    // Its request died with its process (or overran every bound): this retry takes the key over.
+    await tx.idempotency.remove(scope, key, existing.createdAt);
     return null;
   }
   const body = JSON.parse(existing.responseBody ?? 'null') as unknown;
@@ -144,9 +164,12 @@ async function liveOrderOf(tx: StoreTx, holdId: string, now: number): Promise<Or
   return null;
 }
 
-async function awaitPayment(ctx: AppContext, scope: string, key: string, order: Order, paymentId: string): Promise<Order> {
+async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
   const now = ctx.clock.now();
   return ctx.store.transaction(async (tx) => {
+    if (!(await stillHolds(tx, claim))) {
+      throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'a retry took this key over while the provider was slow; retry for its answer');
+    }
     const current = found(await tx.orders.get(order.orderId), 'ORDER_NOT_FOUND', 'order vanished');
     if (current.status !== 'INIT') {
       // The hold lapsed while the provider was being asked: the order was aborted with it.
@@ -155,7 +178,7 @@ async function awaitPayment(ctx: AppContext, scope: string, key: string, order: 
     const pending = unwrap(moveOrder(current, 'AWAIT_PAYMENT', now, { paymentId }));
     await tx.orders.save(pending, current.status);
     await tx.payments.insert({ paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now });
-    await tx.idempotency.complete(scope, key, 'SUCCEEDED', JSON.stringify(orderView(pending)));
+    await answer(tx, claim, 'SUCCEEDED', orderView(pending));
     return pending;
   });
 }
@@ -165,17 +188,19 @@ async function awaitPayment(ctx: AppContext, scope: string, key: string, order: 
  * other failure (the provider was down) frees the key and leaves the order in INIT, so a retry
  * with the same key goes on with the same order.
  */
-async function settleFailedStart(ctx: AppContext, scope: string, key: string, order: Order, error: unknown): Promise<void> {
+async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order, error: unknown): Promise<void> {
   const now = ctx.clock.now();
   await ctx.store.transaction(async (tx) => {
+    // A retry that took the key over answers for it now, and goes on with the order.
+    if (!(await stillHolds(tx, claim))) return;
     if (!(error instanceof AppError && finalFailures.has(error.code))) {
-      await tx.idempotency.remove(scope, key);
+      await tx.idempotency.remove(claim.scope, claim.key, claim.createdAt);
       return;
     }
     const current = await tx.orders.get(order.orderId);
     if (current !== null && current.status === 'INIT') {
       await tx.orders.save(unwrap(moveOrder(current, 'ABORT', now)), current.status);
     }
-    await tx.idempotency.complete(scope, key, 'FAILED', JSON.stringify({ code: error.code, message: error.message }));
+    await answer(tx, claim, 'FAILED', { code: error.code, message: error.message });
   });
 }

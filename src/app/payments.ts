@@ -1,6 +1,8 @@
 import { completeRefund, limits, settlePayment, type Payment, type PaymentReport, type Settlement } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
+import { withTimeout } from '../lib/with-timeout.js';
+import { StoreConflictError } from '../ports/store.js';
 import { issueTicketsSoon } from './tickets.js';
 
 /**
@@ -51,29 +53,46 @@ export async function reconcilePendingPayments(ctx: AppContext, olderThanMs: num
   const before = ctx.clock.now() - olderThanMs;
   const pending = await ctx.store.read((r) => r.payments.findByStatus('PENDING', before, limits.expirySweepBatchMax));
   return eachIsolated(ctx, 'payment-reconcile', pending, async (payment) => {
-    const status = await ctx.payments.getPaymentStatus(payment.paymentId);
+    const status = await withTimeout(ctx.payments.getPaymentStatus(payment.paymentId), limits.providerCallMsMax, 'the payment provider');
     if (status !== 'SUCCEEDED' && status !== 'FAILED') return false;
     await applyPaymentReport(ctx, { paymentId: payment.paymentId, orderId: payment.orderId, status, amountCents: payment.amountCents });
     return true;
   });
 }
 
-/** One refund pass at a time per node: a REFUND_REQUIRED joins the pass under way instead of racing it. */
-const refundPasses = new WeakMap<AppContext, Promise<number>>();
+interface RefundPasses {
+  running: Promise<number>;
+  /** Asked for while a pass ran: its list may predate the payment, so one more pass follows. */
+  again: boolean;
+}
+/** One refund pass at a time per node, so the provider is never asked twice at once for one payment. */
+const refundPasses = new WeakMap<AppContext, RefundPasses>();
 
 /** Returns the money of payments that could not buy their seats. */
 export function refundPendingPayments(ctx: AppContext): Promise<number> {
-  const running = refundPasses.get(ctx);
-  if (running !== undefined) return running;
-  const pass = refundPass(ctx).finally(() => refundPasses.delete(ctx));
-  refundPasses.set(ctx, pass);
-  return pass;
+  const passes = refundPasses.get(ctx);
+  if (passes !== undefined) {
+    passes.again = true;
+    return passes.running;
+  }
+  const state: RefundPasses = { running: Promise.resolve(0), again: false };
+  const loop = async (): Promise<number> => {
+    let refunded = 0;
+    do {
+      state.again = false;
+      refunded += await refundPass(ctx);
+    } while (state.again);
+    return refunded;
+  };
+  state.running = loop().finally(() => refundPasses.delete(ctx));
+  refundPasses.set(ctx, state);
+  return state.running;
 }
 
 async function refundPass(ctx: AppContext): Promise<number> {
   const due = await ctx.store.read((r) => r.payments.findByStatus('REFUND_PENDING', ctx.clock.now(), limits.expirySweepBatchMax));
   return eachIsolated(ctx, 'refunds', due, async (payment) => {
-    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents });
+    const answer = await withTimeout(ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents }), limits.providerCallMsMax, 'the payment provider');
     if (!answer.refunded) return false;
     await ctx.store.transaction(async (tx) => {
       const current = await tx.payments.get(payment.paymentId);
@@ -87,7 +106,10 @@ async function refundPass(ctx: AppContext): Promise<number> {
   });
 }
 
-/** Runs `work` for each payment; one that keeps failing is counted and logged, and never blocks the rest. */
+/**
+ * Runs `work` for each payment. One that fails is counted and logged, and goes to the back of the
+ * line (its updatedAt moves on), so payments that keep failing never crowd out the rest.
+ */
 async function eachIsolated(ctx: AppContext, job: string, payments: readonly Payment[], work: (payment: Payment) => Promise<boolean>): Promise<number> {
   let done = 0;
   for (const payment of payments) {
@@ -95,6 +117,10 @@ async function eachIsolated(ctx: AppContext, job: string, payments: readonly Pay
       if (await work(payment)) done++;
     } catch (error) {
       ctx.telemetry.jobFailed(job, error);
+      await ctx.store.transaction((tx) => tx.payments.save({ ...payment, updatedAt: ctx.clock.now() }, payment.status))
+        .catch((moved: unknown) => {
+          if (!(moved instanceof StoreConflictError)) ctx.telemetry.jobFailed(job, moved); // a conflict: it moved on meanwhile
+        });
     }
   }
   return done;

@@ -24,9 +24,11 @@ export const limits = Object.freeze({
   passwordLengthMin: 8,
   passwordLengthMax: 256,
   idempotencyKeyLengthMax: 128,
+  /** The longest we wait on one call to the payment provider. */
+  providerCallMsMax: 15_000,
   /**
    * A key still IN_FLIGHT after this long belongs to a request that died with its process (the
-   * provider call it waits on is bounded well below this), so a retry may take the key over.
+   * provider call it waits on is bounded by providerCallMsMax), so a retry may take the key over.
    */
   idempotencyInFlightMsMax: 60_000,
   seatIdLengthMax: 32,

@@ -87,16 +87,21 @@ export function guard(tokens: TokenService): (request: FastifyRequest, reply: Fa
   };
 }
 
+/** The principal with the role the store holds now (a withdrawn role is gone at once); null if the account is gone. */
+export async function withStoredRole(ctx: AppContext, principal: Principal): Promise<Principal | null> {
+  const user = await getUser(ctx, principal.userId);
+  return user === null ? null : { ...principal, role: user.role };
+}
+
 /**
  * The guard of privileged routes. It checks the role the store holds now, not the one the token
  * was issued with, so an admin or door steward who loses the role loses the right at once.
  */
 export function roleGuard(deps: { readonly tokens: TokenService; readonly ctx: AppContext }, roles: readonly Role[]): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
-    const principal = requireUser(deps.tokens, request);
-    const user = await getUser(deps.ctx, principal.userId);
-    if (user === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
-    principals.set(request, { ...principal, role: user.role });
+    const current = await withStoredRole(deps.ctx, requireUser(deps.tokens, request));
+    if (current === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
+    principals.set(request, current);
     requireRole(deps.tokens, request, roles);
   };
 }

@@ -130,8 +130,12 @@ export interface IdempotencyRepository {
   get(scope: string, key: string): Promise<IdempotencyRecord | null>;
   /** false when the key exists already. */
   begin(record: IdempotencyRecord): Promise<boolean>;
-  complete(scope: string, key: string, outcome: 'SUCCEEDED' | 'FAILED', responseBody: string): Promise<void>;
-  remove(scope: string, key: string): Promise<void>;
+  /**
+   * Both act only on the record that `begin` wrote at `createdAt`: a request whose key a retry
+   * has taken over (see limits.idempotencyInFlightMsMax) can no longer answer for it.
+   */
+  complete(scope: string, key: string, createdAt: number, outcome: 'SUCCEEDED' | 'FAILED', responseBody: string): Promise<void>;
+  remove(scope: string, key: string, createdAt: number): Promise<void>;
 }
 
 /** Someone else changed the row between our read and our write, or a uniqueness rule refused it. */

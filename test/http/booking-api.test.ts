@@ -247,5 +247,15 @@ describe('orders and idempotency', () => {
     const order = await alice.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'v-1' });
     expect((await bob.request('GET', `/api/v1/orders/${order.body.orderId}`)).status).toBe(404);
     expect((await admin.request('GET', `/api/v1/orders/${order.body.orderId}`)).status).toBe(200);
+
+    // An admin whose role is withdrawn loses the view at once, whatever the token says.
+    const deputy = await buyer();
+    const deputyName = ((await deputy.request('GET', '/api/v1/me')).body as { username: string }).username;
+    expect((await admin.request('PUT', `/api/v1/admin/users/${deputyName}/role`, { role: 'ADMIN' })).status).toBe(200);
+    const promoted = await deputy.logIn(deputyName, 'password-123');
+    expect((await promoted.request('GET', `/api/v1/orders/${order.body.orderId}`)).status).toBe(200);
+    expect((await admin.request('PUT', `/api/v1/admin/users/${deputyName}/role`, { role: 'BUYER' })).status).toBe(200);
+    expect((await promoted.request('GET', `/api/v1/orders/${order.body.orderId}`)).status).toBe(404);
+    expect((await promoted.request('GET', '/api/v1/me')).body.role).toBe('BUYER');
   });
 });

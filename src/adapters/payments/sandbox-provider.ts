@@ -1,4 +1,5 @@
 import { randomBytes, randomInt } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import Database from 'better-sqlite3';
 import { signWebhook } from '../../lib/webhook-signature.js';
 import {
@@ -34,6 +35,8 @@ export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
   stop(): void;
   /** Fault injection for drills and tests: while unavailable, every call fails as an outage would. */
   setAvailable(available: boolean): void;
+  /** Fault injection: every call answers only after this long, as a provider in trouble does. */
+  setCallDelayMs(delayMs: number): void;
 }
 
 export function createSandboxProvider(options: SandboxOptions): SandboxProvider {
@@ -46,7 +49,9 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let available = true;
-  const reachable = (): void => {
+  let callDelayMs = 0;
+  const reachable = async (): Promise<void> => {
+    if (callDelayMs > 0) await sleep(callDelayMs);
     if (!available) throw new PaymentProviderError('the sandbox provider is unavailable (injected outage)');
   };
 
@@ -88,17 +93,17 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   return {
     name: 'sandbox',
     async createPayment({ orderId, amountCents }) {
-      reachable();
+      await reachable();
       const paymentId = `pay_${randomBytes(16).toString('base64url')}`;
       db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status) VALUES (?, ?, ?, 'PENDING')`).run(paymentId, orderId, amountCents);
       return { paymentId };
     },
     async getPaymentStatus(paymentId) {
-      reachable();
+      await reachable();
       return (get.get(paymentId) as LedgerRow | undefined)?.status ?? 'UNKNOWN';
     },
     async refund({ paymentId }) {
-      reachable();
+      await reachable();
       // Idempotent by payment, as real providers' refund keys are: asking twice returns money once.
       db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED' AND refunded = 0`).run(paymentId);
       return { refunded: (get.get(paymentId) as LedgerRow | undefined)?.refunded === 1 };
@@ -116,6 +121,9 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
     },
     setAvailable(value) {
       available = value;
+    },
+    setCallDelayMs(delayMs) {
+      callDelayMs = delayMs;
     },
     stop() {
       stopped = true;

@@ -54,7 +54,9 @@ export function createTimerScheduler(now: () => number, onError: (key: string, e
     timer = setTimeout(() => {
       timer = null;
       armedSlot = Infinity;
-      if (delay > timerDelayMsMax) return arm();
+      // Too early: a delay beyond setTimeout's ceiling, or a timer that fired a millisecond ahead
+      // of the clock (Node allows that). A hold's release must never run before it is due.
+      if (now() < first * slotMs) return arm();
       fire(first);
     }, Math.min(delay, timerDelayMsMax));
     timer.unref();

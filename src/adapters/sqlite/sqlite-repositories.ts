@@ -87,8 +87,8 @@ function prepareAll(db: Database) {
     idemGet: p('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?'),
     idemBegin: p(`INSERT INTO idempotency_keys (scope, key, request_hash, state, outcome, response_body, created_at)
       VALUES (@scope, @key, @requestHash, @state, @outcome, @responseBody, @createdAt) ON CONFLICT DO NOTHING`),
-    idemComplete: p(`UPDATE idempotency_keys SET state = 'DONE', outcome = ?, response_body = ? WHERE scope = ? AND key = ?`),
-    idemRemove: p('DELETE FROM idempotency_keys WHERE scope = ? AND key = ?'),
+    idemComplete: p(`UPDATE idempotency_keys SET state = 'DONE', outcome = ?, response_body = ? WHERE scope = ? AND key = ? AND created_at = ?`),
+    idemRemove: p('DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at = ?'),
   };
 }
 
@@ -210,9 +210,9 @@ function idempotencyRepository(q: Statements): IdempotencyRepository {
   return {
     get: async (scope, key) => one(q.idemGet, rows.toIdempotency, scope, key),
     begin: async (record: IdempotencyRecord) => q.idemBegin.run(record).changes === 1,
-    async complete(scope, key, outcome, body) {
-      expectOneChange(q.idemComplete.run(outcome, body, scope, key).changes, 'idempotency key', key);
+    async complete(scope, key, createdAt, outcome, body) {
+      expectOneChange(q.idemComplete.run(outcome, body, scope, key, createdAt).changes, 'idempotency key', key);
     },
-    remove: async (scope, key) => void q.idemRemove.run(scope, key),
+    remove: async (scope, key, createdAt) => void q.idemRemove.run(scope, key, createdAt),
   };
 }

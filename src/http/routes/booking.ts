@@ -6,7 +6,7 @@ import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdView } from '../../app/views.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireUser } from '../auth.js';
+import { guard, requireUser, withStoredRole } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import {
   ExtendHoldBody, HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
@@ -110,7 +110,9 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request) => {
     const me = requireUser(tokens, request);
-    return getOrderWithTickets(ctx, { userId: me.userId, isAdmin: me.role === 'ADMIN' }, request.params.orderId);
+    // Only a token that says ADMIN costs a lookup: the stored role decides.
+    const isAdmin = me.role === 'ADMIN' && (await withStoredRole(ctx, me))?.role === 'ADMIN';
+    return getOrderWithTickets(ctx, { userId: me.userId, isAdmin }, request.params.orderId);
   });
 
   app.get('/me/orders', {
