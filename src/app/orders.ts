@@ -129,7 +129,7 @@ async function openOrResume(ctx: AppContext, tx: StoreTx, command: CreateOrderCo
     if (earlier.holdId !== command.holdId) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
     if (earlier.status === 'INIT') {
       const hold = await tx.holds.get(earlier.holdId);
-      if (hold !== null && !isOverdue(hold, now)) return { kind: 'new', order: earlier };
+      if (hold !== null && hold.status === 'ACTIVE' && !isOverdue(hold, now)) return { kind: 'new', order: earlier };
       return { kind: 'refused', failure: { code: 'HOLD_EXPIRED', message: 'the hold expired before the order could be placed' } };
     }
     if (earlier.status === 'CANCELLED') return { kind: 'refused', failure: { code: 'HOLD_NOT_ACTIVE', message: 'the order begun with this key was cancelled when its hold ended' } };
