@@ -25,6 +25,13 @@ async function pendingOrder(api: ApiClient, seatIds = ['A-1-1'], holdSeconds?: n
   return { showId, order: order.body as { orderId: string; paymentId: string; amountCents: number } };
 }
 
+/** A steward signed in with the STAFF role an admin gave them. */
+async function doorStaff(username: string): Promise<ApiClient> {
+  await new ApiClient(t.node.app).signUp(username);
+  await admin.request('PUT', `/api/v1/admin/users/${username}/role`, { role: 'STAFF' });
+  return new ApiClient(t.node.app).logIn(username, 'password-123');
+}
+
 const orderOf = async (api: ApiClient, orderId: string) => (await api.request('GET', `/api/v1/orders/${orderId}`)).body;
 const statusOf = async (api: ApiClient, showId: string, seatId: string) =>
   ((await api.request('GET', `/api/v1/shows/${showId}/seats`)).body.seats as { seatId: string; status: string }[]).find((s) => s.seatId === seatId)?.status;
@@ -189,9 +196,7 @@ describe('tickets and check-in', () => {
   it('admits a ticket once at the door: 200, then 409 TICKET_ALREADY_USED; a retried scan with its nonce is not a second use', async () => {
     const alice = await buyer();
     const ticket = await ticketed(alice);
-    await new ApiClient(t.node.app).signUp('door1');
-    await admin.request('PUT', '/api/v1/admin/users/door1/role', { role: 'STAFF' });
-    const door = await new ApiClient(t.node.app).logIn('door1', 'password-123');
+    const door = await doorStaff('door1');
     expect((await alice.request('POST', '/api/v1/checkin', { qr: ticket.qr })).status).toBe(403);
     const first = await door.request('POST', '/api/v1/checkin', { qr: ticket.qr, nonce: 'scan-1' });
     expect(first.status).toBe(200);
@@ -204,9 +209,7 @@ describe('tickets and check-in', () => {
   it('takes the door away at once from a steward whose role is withdrawn, token or not', async () => {
     const alice = await buyer();
     const ticket = await ticketed(alice);
-    await new ApiClient(t.node.app).signUp('door2');
-    await admin.request('PUT', '/api/v1/admin/users/door2/role', { role: 'STAFF' });
-    const door = await new ApiClient(t.node.app).logIn('door2', 'password-123');
+    const door = await doorStaff('door2');
     expect((await admin.request('PUT', '/api/v1/admin/users/door2/role', { role: 'BUYER' })).status).toBe(200);
     const refused = await door.request('POST', '/api/v1/checkin', { qr: ticket.qr });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 403, code: 'FORBIDDEN' });
