@@ -68,7 +68,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     passwords: scryptPasswordHasher,
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
-    seatMaps: new SeatMapCache(store, `${clock.now()}-${randomBytes(8).toString('hex')}`),
+    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`),
     policy: {
       holdSecondsDefault: config.holdSecondsDefault,
       holdSecondsMax: config.holdSecondsMax,

@@ -9,6 +9,7 @@ export type NewShow = Omit<NewShowInput, 'showId'>;
 export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
   const { show, seats } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));
   await ctx.store.transaction((tx) => tx.shows.insert(show, seats));
+  ctx.seatMaps.forgetMissing(show.showId);
   return show;
 }
 

@@ -6,6 +6,12 @@ const statusCodes: readonly SeatStatus[] = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND
 const statusIndex = new Map(statusCodes.map((s, i) => [s, i]));
 /** One character per seat in the compact form, in seat order. */
 const compactChars = 'AHSR';
+/**
+ * Show ids found missing are remembered this long, so a flood of made-up ids costs the store one
+ * read each per second at most instead of one per request (reads share the queue holds commit in).
+ */
+const missingShowTtlMs = 1_000;
+const missingShowsMax = 10_000;
 
 interface ShowSeats {
   readonly show: Show;
@@ -36,16 +42,19 @@ export class SeatMapCache {
   private readonly shows = new Map<string, ShowSeats>();
   private readonly loading = new Map<string, Promise<ShowSeats | null>>();
   private readonly pending = new Map<string, Seat[]>();
+  /** Show id -> until when it is known not to exist. */
+  private readonly missing = new Map<string, number>();
   /** Distinguishes ETags across restarts, when versions start again from zero. */
   private readonly epoch: string;
 
-  constructor(private readonly store: BookingStore, epochSeed: string) {
+  constructor(private readonly store: BookingStore, private readonly now: () => number, epochSeed: string) {
     this.epoch = createHash('sha256').update(epochSeed).digest('hex').slice(0, 8);
   }
 
   async get(showId: string): Promise<ShowSeats | null> {
     const ready = this.shows.get(showId);
     if (ready !== undefined) return ready;
+    if ((this.missing.get(showId) ?? 0) > this.now()) return null;
     let load = this.loading.get(showId);
     if (load === undefined) {
       load = this.load(showId).finally(() => this.loading.delete(showId));
@@ -109,11 +118,26 @@ export class SeatMapCache {
     });
     const buffered = this.pending.get(showId) ?? [];
     this.pending.delete(showId);
-    if (loaded === null) return null;
+    if (loaded === null) {
+      this.rememberMissing(showId);
+      return null;
+    }
     const entry = buildEntry(loaded.show, loaded.seats);
     for (const seat of buffered) this.applyOne(entry, seat);
     this.shows.set(showId, entry);
     return entry;
+  }
+
+  /** A show created after its id was looked up (only possible across nodes) is found again at once. */
+  forgetMissing(showId: string): void {
+    this.missing.delete(showId);
+  }
+
+  private rememberMissing(showId: string): void {
+    // Bounded: the oldest entries go first (a Map iterates in insertion order).
+    this.missing.delete(showId);
+    if (this.missing.size >= missingShowsMax) this.missing.delete(this.missing.keys().next().value as string);
+    this.missing.set(showId, this.now() + missingShowTtlMs);
   }
 
   private bufferWhileLoading(seat: Seat): void {
