@@ -88,6 +88,10 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     // in flight leave together in the next, so a rush costs a write per batch of lines instead of
     // a blocking write per request. Pino flushes what is buffered when the process exits.
     logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
+  }).catch(async (error: unknown) => {
+    sandbox?.stop();
+    await store.close();
+    throw error;
   });
 
   const release = async (): Promise<void> => {
