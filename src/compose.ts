@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
+import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
@@ -18,6 +19,7 @@ import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
+import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
@@ -59,12 +61,17 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const releaseStorage = async (): Promise<void> => {
+    sandbox?.stop();
+    await store.close();
+  };
   const ctx: AppContext = {
     store,
     clock,
     ids: randomIds,
     scheduler,
-    payments: sandbox ?? unconfiguredProvider,
+    // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
+    payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
@@ -89,16 +96,13 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     // a blocking write per request. Pino flushes what is buffered when the process exits.
     logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
   }).catch(async (error: unknown) => {
-    sandbox?.stop();
-    await store.close();
+    await releaseStorage();
     throw error;
   });
-
   const release = async (): Promise<void> => {
     scheduler.stop();
     await app.close();
-    sandbox?.stop();
-    await store.close();
+    await releaseStorage();
   };
   try {
     if (config.admin !== null) await ensureAdmin(ctx, config.admin.username, config.admin.password);

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { isOverdue, limits, moveOrder, openOrder, type Order } from '../domain/index.js';
-import { withTimeout } from '../lib/with-timeout.js';
 import type { StoreTx } from '../ports/store.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap, type AppErrorCode } from './errors.js';
@@ -41,8 +40,7 @@ export async function createOrder(ctx: AppContext, command: CreateOrderCommand):
   if (started.kind === 'replay') return { order: started.order, replayed: true };
   const { order, claim } = started;
   try {
-    const opening = ctx.payments.createPayment({ orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency });
-    const { paymentId } = await withTimeout(opening, limits.providerCallMsMax, 'the payment provider');
+    const { paymentId } = await ctx.payments.createPayment({ orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency });
     const pending = await awaitPayment(ctx, claim, order, paymentId);
     ctx.telemetry.orderAttempt('PENDING_PAY');
     return { order: orderView(pending), replayed: false };

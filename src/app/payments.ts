@@ -1,8 +1,7 @@
 import { completeRefund, limits, settlePayment, type Payment, type PaymentReport, type Settlement } from '../domain/index.js';
+import { StoreConflictError } from '../ports/store.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
-import { withTimeout } from '../lib/with-timeout.js';
-import { StoreConflictError } from '../ports/store.js';
 import { issueTicketsSoon } from './tickets.js';
 
 /**
@@ -53,7 +52,7 @@ export async function reconcilePendingPayments(ctx: AppContext, olderThanMs: num
   const before = ctx.clock.now() - olderThanMs;
   const pending = await ctx.store.read((r) => r.payments.findByStatus('PENDING', before, limits.expirySweepBatchMax));
   return eachIsolated(ctx, 'payment-reconcile', pending, async (payment) => {
-    const status = await withTimeout(ctx.payments.getPaymentStatus(payment.paymentId), limits.providerCallMsMax, 'the payment provider');
+    const status = await ctx.payments.getPaymentStatus(payment.paymentId);
     if (status !== 'SUCCEEDED' && status !== 'FAILED') return false;
     await applyPaymentReport(ctx, { paymentId: payment.paymentId, orderId: payment.orderId, status, amountCents: payment.amountCents });
     return true;
@@ -92,7 +91,7 @@ export function refundPendingPayments(ctx: AppContext): Promise<number> {
 async function refundPass(ctx: AppContext): Promise<number> {
   const due = await ctx.store.read((r) => r.payments.findByStatus('REFUND_PENDING', ctx.clock.now(), limits.expirySweepBatchMax));
   return eachIsolated(ctx, 'refunds', due, async (payment) => {
-    const answer = await withTimeout(ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents }), limits.providerCallMsMax, 'the payment provider');
+    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents });
     if (!answer.refunded) return false;
     await ctx.store.transaction(async (tx) => {
       const current = await tx.payments.get(payment.paymentId);

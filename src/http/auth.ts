@@ -87,10 +87,11 @@ export function guard(tokens: TokenService): (request: FastifyRequest, reply: Fa
   };
 }
 
-/** The principal with the role the store holds now (a withdrawn role is gone at once); null if the account is gone. */
-export async function withStoredRole(ctx: AppContext, principal: Principal): Promise<Principal | null> {
+/** The principal with the role the store holds now, so a withdrawn role is gone at once. */
+export async function withStoredRole(ctx: AppContext, principal: Principal): Promise<Principal> {
   const user = await getUser(ctx, principal.userId);
-  return user === null ? null : { ...principal, role: user.role };
+  if (user === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
+  return { ...principal, role: user.role };
 }
 
 /**
@@ -99,9 +100,7 @@ export async function withStoredRole(ctx: AppContext, principal: Principal): Pro
  */
 export function roleGuard(deps: { readonly tokens: TokenService; readonly ctx: AppContext }, roles: readonly Role[]): (request: FastifyRequest) => Promise<void> {
   return async (request) => {
-    const current = await withStoredRole(deps.ctx, requireUser(deps.tokens, request));
-    if (current === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
-    principals.set(request, current);
+    principals.set(request, await withStoredRole(deps.ctx, requireUser(deps.tokens, request)));
     requireRole(deps.tokens, request, roles);
   };
 }

@@ -1,11 +1,11 @@
 /**
- * Settles as `work` does, or rejects after `ms`: a call to another company (a payment provider)
+ * Settles as `work` does, or rejects with `timedOut()` after `ms`: a call to another company
  * must never hold a request, a key or a background pass for longer than its bound.
  */
-export async function withTimeout<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+export async function withTimeout<T>(work: Promise<T>, ms: number, timedOut: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(timedOut()), ms);
   });
   try {
     return await Promise.race([work, timeout]);

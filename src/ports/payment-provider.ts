@@ -3,7 +3,7 @@ export interface PaymentProvider {
   readonly name: string;
   /**
    * Opens a payment for an order; the provider reports its outcome later by a signed callback.
-   * Callers give up after limits.providerCallMsMax.
+   * The composition root bounds every call to limits.providerCallMsMax (time-limited-provider).
    */
   createPayment(request: { orderId: string; amountCents: number; currency: string }): Promise<{ paymentId: string }>;
   /** Asked by reconciliation when a callback may have been lost. */

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { authenticate, register, setRole } from '../../app/accounts.js';
 import type { HttpDeps } from '../deps.js';
-import { HttpError } from '../http-error.js';
 import { guard, roleGuard, requireRole, requireUser, withStoredRole } from '../auth.js';
 import { Credentials, RoleBody, UsernameParams, errorResponses } from '../schemas.js';
 
@@ -35,7 +34,6 @@ export const accountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     schema: { tags: ['accounts'], summary: 'Who the bearer token belongs to', security: [{ bearer: [] }], response: { 200: UserResponse, ...errorResponses(401) } },
   }, async (request) => {
     const me = await withStoredRole(ctx, requireUser(tokens, request));
-    if (me === null) throw new HttpError('UNAUTHORIZED', 'this account no longer exists');
     return { userId: me.userId, username: me.username, role: me.role };
   });
 

@@ -111,7 +111,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   }, async (request) => {
     const me = requireUser(tokens, request);
     // Only a token that says ADMIN costs a lookup: the stored role decides.
-    const isAdmin = me.role === 'ADMIN' && (await withStoredRole(ctx, me))?.role === 'ADMIN';
+    const isAdmin = me.role === 'ADMIN' && (await withStoredRole(ctx, me)).role === 'ADMIN';
     return getOrderWithTickets(ctx, { userId: me.userId, isAdmin }, request.params.orderId);
   });
 
