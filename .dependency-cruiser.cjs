@@ -1,7 +1,9 @@
 /**
  * The architecture, checked on every `npm test`: the domain is pure, ports depend only on the
  * domain, use cases never see an adapter, and the HTTP edge reaches the world through use cases.
- * Only src/compose.ts (the composition root) and src/cli.ts may pick adapters.
+ * Only src/compose.ts (the composition root) and src/cli.ts may pick adapters. The web front end
+ * (web/src) is a separate layer that knows the server only through its HTTP API.
+ * The drill (src/drill) is an edge like the CLI: it reaches a server over HTTP, never through the layers.
  */
 module.exports = {
   forbidden: [
@@ -43,6 +45,32 @@ module.exports = {
       from: { path: '^src/lib/' },
       to: { path: '^src/(domain|ports|adapters|app|http)/' },
     },
+    {
+      name: 'web-talks-http-only',
+      comment: 'The web front end (web/) is its own layer: it reaches the server through the HTTP API only, never by importing server code.',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^(src|test|scripts|bench)/' },
+    },
+    {
+      name: 'server-does-not-import-web',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '^web/' },
+    },
+    {
+      name: 'drill-is-an-edge',
+      comment: 'The drill talks to a server over HTTP only: it imports no layer, and no layer imports it (only src/cli.ts starts it).',
+      severity: 'error',
+      from: { path: '^src/drill/' },
+      to: { path: ['^src/(domain|ports|adapters|app|http|lib)/', '^src/(compose|config)\\.ts$'] },
+    },
+    {
+      name: 'nothing-imports-the-drill',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/drill/', '^src/cli\\.ts$'] },
+      to: { path: '^src/drill/' },
+    },
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     { name: 'no-orphans', severity: 'error', from: { orphan: true, pathNot: ['\\.d\\.ts$', '^src/cli\\.ts$'] }, to: {} },
   ],
@@ -50,7 +78,7 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.build.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.js'] },
-    includeOnly: '^(src|node_modules)/',
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'], extensions: ['.ts', '.tsx', '.js'] },
+    includeOnly: '^(src|web/src|node_modules)/',
   },
 };

@@ -1,4 +1,6 @@
-// `npm start` builds first when dist/ is missing or older than any source file.
+// `npm start` builds first when dist/ is missing or older than any source file: the server
+// (src/ -> dist/) and the web front end (web/ -> dist/web/). A web build that cannot run (say, an
+// install without dev dependencies) is reported and skipped: the server then serves the API only.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -8,6 +10,17 @@ const newest = (dir) =>
     const path = join(dir, entry.name);
     return Math.max(max, entry.isDirectory() ? newest(path) : statSync(path).mtimeMs);
   }, 0);
+const builtAt = (file) => (existsSync(file) ? statSync(file).mtimeMs : 0);
 
-const built = existsSync('dist/cli.js') ? statSync('dist/cli.js').mtimeMs : 0;
-if (built === 0 || newest('src') > built) execSync('npm run build --silent', { stdio: 'inherit' });
+const server = builtAt('dist/cli.js');
+if (server === 0 || newest('src') > server) execSync('npx tsc -p tsconfig.build.json', { stdio: 'inherit' });
+
+const web = builtAt('dist/web/index.html');
+const webSources = Math.max(newest('web/src'), newest('web/public'), builtAt('web/index.html'), builtAt('web/vite.config.ts'));
+if (web === 0 || webSources > web) {
+  try {
+    execSync('npm run build:web --silent', { stdio: 'inherit' });
+  } catch {
+    console.warn('web front end not built (is vite installed? npm install); the server will serve the API only');
+  }
+}

@@ -1,15 +1,27 @@
-import { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { composeNode } from './compose.js';
 import { ConfigError, loadConfig } from './config.js';
+import { DrillOptionError, drillDefaults, resolveDrillOptions, type RawDrillOptions } from './drill/options.js';
+
+/** The version people see is the package's own, read from the package.json shipped beside dist/. */
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
 const program = new Command()
   .name('ticketrush')
-  .description('Ticketing and flash-sale platform that holds up in an onsale rush');
+  .description('Ticketing and flash-sale platform that holds up in an onsale rush')
+  .version(version, '-V, --version', 'print the version')
+  .showHelpAfterError('(run ticketrush --help for the commands and options)');
 
 program
   .command('start', { isDefault: true })
-  .description('Start the HTTP server on the embedded store (configuration from the environment; see docs/operations.md)')
-  .action(async () => {
+  .description('Start the HTTP server on the embedded store (default command; configuration from the environment, see docs/operations.md)')
+  // `start` is the default, so commander hands it any word it does not know as a command: take
+  // them here and refuse them by name, instead of starting a server or a vague arity error.
+  .allowExcessArguments(true)
+  .action(async (_options: unknown, command: Command) => {
+    const [unknown] = command.args;
+    if (unknown !== undefined) program.error(`error: unknown command '${unknown}'`, { code: 'commander.unknownCommand', exitCode: 2 });
     const node = await composeNode(loadConfig());
     const url = await node.listen();
     node.app.log.info({ url, dataDir: node.config.dataDir, docs: `${url}/docs` }, 'TicketRush is ready');
@@ -22,6 +34,44 @@ program
     };
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
+  });
+
+/** A commander parser for whole numbers from `min` to `max`. */
+const wholeNumber = (min: number, max: number) => (raw: string): number => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
+  return value;
+};
+
+const drill = program.command('drill').description('Drills against a server: load with an audit at the end (see docs/operations.md, Drills)');
+drill
+  .command('sellout')
+  .description('Sell a show out with simulated buyers (hold → order → pay → ticket), then audit it over the API and report. '
+    + 'Without --url it starts its own server on a fresh temporary data directory. Exits 1 when the audit fails')
+  .option('--seats <n>', 'seats in the show', wholeNumber(1, 200_000), drillDefaults.seats)
+  .option('--buyers <n>', 'simulated buyers, each one hold → order → pay at a time (the concurrency)', wholeNumber(1, 10_000), drillDefaults.buyers)
+  .option('--seats-per-hold <n>', 'seats a buyer holds and buys at a time', wholeNumber(1, 100), drillDefaults.seatsPerHold)
+  .option('--hold-seconds <n>', 'how long each hold lasts', wholeNumber(1, 3600), drillDefaults.holdSeconds)
+  .addOption(new Option('--pick <how>', 'named seats from the seat map, or best available picked by the server').choices(['seats', 'best']).default(drillDefaults.pick))
+  .option('--connections <n>', 'keep-alive connections to the server (default: 1.5 per buyer, at least 4)', wholeNumber(1, 10_000))
+  .option('--tickets-in-flight <n>', 'orders a buyer may leave waiting for tickets while it buys on', wholeNumber(1, 1_000), drillDefaults.ticketsInFlightPerBuyer)
+  .option('--ticket-timeout <seconds>', 'longest wait for an order to be TICKETED after payment', wholeNumber(1, 3_600), drillDefaults.ticketTimeoutSeconds)
+  .option('--deadline <seconds>', 'stop selling after this long (the audit then fails)', wholeNumber(1, 86_400), drillDefaults.deadlineSeconds)
+  .option('--url <url>', 'a running server to drill instead of an embedded one (needs an admin account)')
+  .option('--out <dir>', 'where report.json, report.html (and server.log) go (default: ./drill-results/<timestamp>)')
+  .option('--admin-user <name>', 'admin account that creates the show with --url (default: TICKETRUSH_ADMIN_USER)')
+  .option('--admin-password <password>', 'its password (default: TICKETRUSH_ADMIN_PASSWORD)')
+  .action(async (raw: RawDrillOptions) => {
+    let options;
+    try {
+      options = resolveDrillOptions(raw);
+    } catch (error) {
+      if (error instanceof DrillOptionError) program.error(`error: ${error.message}`, { exitCode: 2 });
+      throw error;
+    }
+    // Loaded on demand, so `start` never loads the drill's client.
+    const { runSellout } = await import('./drill/runner.js');
+    process.exitCode = await runSellout(options);
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
@@ -10,9 +11,12 @@ import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
 import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
+import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
+import { openPgStore } from './adapters/postgres/pg-store.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
-import { ensureAdmin } from './app/accounts.js';
+import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
+import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
@@ -23,6 +27,7 @@ import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
+import type { Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -39,15 +44,48 @@ export interface ComposeOptions {
   readonly clock?: Clock;
   /** Pino options, or false for silence (tests). */
   readonly logger?: boolean | Record<string, unknown>;
+  /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
+  readonly webRoot?: string | null;
+}
+
+/**
+ * Opens the booking store the configuration selects: PostgreSQL when TICKETRUSH_DATABASE_URL is
+ * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
+ * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
+ */
+export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+  const database = config.database;
+  if (database.kind === 'sqlite') return openSqliteStore({ filename: database.filename });
+  return openPgStore({
+    url: database.url,
+    schema: database.schema,
+    poolMax: database.poolMax,
+    connectTimeoutMs: database.connectTimeoutMs,
+    idleTimeoutMs: database.idleTimeoutMs,
+    lockTimeoutMs: database.lockTimeoutMs,
+    statementTimeoutMs: database.statementTimeoutMs,
+    retriesMax: database.retriesMax,
+  });
 }
 
 /** The composition root: the only place that picks adapters and wires them into the application. */
 export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
-  const store = openSqliteStore({ filename: join(config.dataDir, 'ticketrush.db') });
+  // Before anything in the directory is opened: a second server on it stops here, at once.
+  const dataDirLock = lockDataDir(config.dataDir);
+  // The lock stays whatever the store: the data directory also holds the sandbox ledger and secrets.
+  let store: Store;
+  try {
+    store = await openConfiguredStore(config);
+  } catch (error) {
+    dataDirLock.release();
+    throw error;
+  }
   let baseUrl = config.publicUrl;
   const reportError = (job: string, error: unknown): void => app.log.error({ err: error, job }, 'background job failed');
-  const { telemetry, registry } = createPrometheusTelemetry(reportError);
+  const reportAnomaly = (kind: string, details: Readonly<Record<string, unknown>>): void =>
+    app.log.warn({ ...details, anomaly: kind }, 'payment anomaly: callback acknowledged but not applied as sent');
+  const { telemetry, registry } = createPrometheusTelemetry(reportError, reportAnomaly);
   const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
@@ -63,7 +101,11 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     : null;
   const releaseStorage = async (): Promise<void> => {
     sandbox?.stop();
-    await store.close();
+    try {
+      await store.close();
+    } finally {
+      dataDirLock.release();
+    }
   };
   const ctx: AppContext = {
     store,
@@ -73,6 +115,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
+    throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
     seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`),
@@ -81,6 +124,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       holdSecondsMax: config.holdSecondsMax,
       holdExtensionsMax: config.holdExtensionsMax,
       holdLifeSecondsMax: config.holdLifeSecondsMax,
+      maxSeatsPerUserDefault: config.maxSeatsPerUser,
       currency: config.currency,
     },
   };
@@ -91,6 +135,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
+    requestTimeoutMs: config.requestTimeoutMs,
+    liveConnectionsMax: config.liveConnectionsMax,
+    webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
     // in flight leave together in the next, so a rush costs a write per batch of lines instead of
     // a blocking write per request. Pino flushes what is buffered when the process exits.
@@ -105,7 +152,8 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     await releaseStorage();
   };
   try {
-    if (config.admin !== null) await ensureAdmin(ctx, config.admin.username, config.admin.password);
+    for (const warning of config.warnings) app.log.warn(warning);
+    if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
@@ -137,4 +185,21 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       await release();
     },
   };
+}
+
+/** What the start did about TICKETRUSH_ADMIN_USER, said where the operator looks. */
+function logAdminBootstrap(app: FastifyInstance, result: AdminBootstrap): void {
+  const { username, role } = result.user;
+  if (result.outcome === 'NAME_TAKEN_BY_OTHER') {
+    app.log.warn({ username, role }, `TICKETRUSH_ADMIN_USER names the existing ${role} account "${username}", whose password is not TICKETRUSH_ADMIN_PASSWORD: someone else registered that name, so it is not made ADMIN. Starting without the configured admin; choose another TICKETRUSH_ADMIN_USER`);
+  } else if (result.outcome === 'ROLE_RESTORED') {
+    app.log.warn({ username }, `the configured admin "${username}" had lost the ADMIN role; it has the configured password, so it is ADMIN again`);
+  } else if (result.outcome !== 'KEPT') {
+    app.log.info({ username, outcome: result.outcome }, 'configured admin account ensured');
+  }
+}
+
+/** Where `npm run build` puts the web front end (dist/web), from src/ under tsx or from dist/. */
+function builtWebRoot(): string {
+  return fileURLToPath(new URL('../dist/web', import.meta.url));
 }

@@ -12,6 +12,8 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly dataDir: string;
+  /** Where bookings are stored: SQLite in the data dir (default), or PostgreSQL when TICKETRUSH_DATABASE_URL is set. */
+  readonly database: DatabaseConfig;
   readonly demo: boolean;
   readonly logLevel: string;
   readonly publicUrl: string;
@@ -20,8 +22,10 @@ export interface Config {
   readonly holdSecondsMax: number;
   readonly holdExtensionsMax: number;
   readonly holdLifeSecondsMax: number;
+  readonly maxSeatsPerUser: number;
   readonly currency: string;
   readonly bodyLimitBytes: number;
+  readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
   readonly paymentProvider: 'sandbox' | 'none';
   readonly sandboxDuplicateRate: number;
@@ -30,7 +34,39 @@ export interface Config {
   readonly ticketSweepMs: number;
   readonly reconcileMs: number;
   readonly reconcileAfterMs: number;
+  readonly liveConnectionsMax: number;
   readonly secrets: { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string };
+  /** Account throttling, or null when TICKETRUSH_RATE_LIMITS=off. */
+  readonly rateLimits: RateLimits | null;
+  /** Things that do not stop the start but the operator should hear of; logged at start. */
+  readonly warnings: readonly string[];
+}
+
+export type DatabaseConfig =
+  | { readonly kind: 'sqlite'; readonly filename: string }
+  | {
+    readonly kind: 'postgres';
+    readonly url: string;
+    readonly schema: string;
+    readonly poolMax: number;
+    readonly connectTimeoutMs: number;
+    readonly idleTimeoutMs: number;
+    readonly lockTimeoutMs: number;
+    readonly statementTimeoutMs: number;
+    readonly retriesMax: number;
+  };
+
+/** At most `events` per key in a fixed window of `windowSeconds`. */
+export interface RateLimit {
+  readonly events: number;
+  readonly windowSeconds: number;
+}
+
+export interface RateLimits {
+  readonly loginFailuresPerUserIp: RateLimit;
+  readonly loginFailuresPerUser: RateLimit;
+  readonly loginFailuresPerIp: RateLimit;
+  readonly registrationsPerIp: RateLimit;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -74,11 +110,17 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminPassword !== undefined && adminPassword !== '' && adminPassword.length < limits.passwordLengthMin) {
     throw new ConfigError(`TICKETRUSH_ADMIN_PASSWORD must be at least ${limits.passwordLengthMin} characters`);
   }
+  const warnings: string[] = [];
+  if (Boolean(adminUser) !== Boolean(adminPassword)) {
+    warnings.push(`only ${adminUser ? 'TICKETRUSH_ADMIN_USER' : 'TICKETRUSH_ADMIN_PASSWORD'} is set: no admin account is ensured until both TICKETRUSH_ADMIN_USER and TICKETRUSH_ADMIN_PASSWORD are`);
+  }
+  const rateLimits = loadRateLimits(env);
   mkdirSync(dataDir, { recursive: true });
   return Object.freeze({
     host,
     port,
     dataDir,
+    database: loadDatabase(env, dataDir),
     demo: flag(env, 'TICKETRUSH_DEMO', true),
     logLevel: oneOf(env, 'TICKETRUSH_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     publicUrl: env.TICKETRUSH_PUBLIC_URL ?? '',
@@ -88,8 +130,11 @@ export function loadConfig(env: Env = process.env): Config {
     holdExtensionsMax: int(env, 'TICKETRUSH_HOLD_EXTENSIONS_MAX', 1, 0, limits.holdExtensionsMax),
     // Never shorter than one full hold, so the cap only ever limits extensions.
     holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
+    // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
+    maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
     currency: oneOf(env, 'TICKETRUSH_CURRENCY', 'CNY', ['CNY', 'USD', 'EUR', 'GBP', 'JPY', 'HKD']),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
+    requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
     paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none'] as const),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),
@@ -98,7 +143,56 @@ export function loadConfig(env: Env = process.env): Config {
     ticketSweepMs: int(env, 'TICKETRUSH_TICKET_SWEEP_MS', 2_000, 100, 600_000),
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),
     reconcileAfterMs: int(env, 'TICKETRUSH_RECONCILE_AFTER_MS', 30_000, 0, 86_400_000),
+    liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     secrets: Object.freeze(loadSecrets(env, dataDir)),
+    rateLimits,
+    warnings: Object.freeze(warnings),
+  });
+}
+
+/** Schema names go unquoted into DDL and a connection option: plain lower-case identifiers only. */
+const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * TICKETRUSH_DATABASE_URL=postgres://... selects PostgreSQL; otherwise SQLite in the data dir. The
+ * pool and its waits are bounded so a rush answers 503 BUSY fast instead of queueing for ever.
+ */
+function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
+  const url = env.TICKETRUSH_DATABASE_URL;
+  if (url === undefined || url === '') return Object.freeze({ kind: 'sqlite', filename: join(dataDir, 'ticketrush.db') });
+  if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('TICKETRUSH_DATABASE_URL must start with postgres:// or postgresql://');
+  const schema = env.TICKETRUSH_DATABASE_SCHEMA || 'public';
+  if (!schemaName.test(schema)) throw new ConfigError(`TICKETRUSH_DATABASE_SCHEMA must be a lower-case identifier ([a-z_][a-z0-9_]*, at most 63 characters) (got "${schema}")`);
+  return Object.freeze({
+    kind: 'postgres',
+    url,
+    schema,
+    poolMax: int(env, 'TICKETRUSH_DATABASE_POOL_MAX', 10, 1, 1000),
+    connectTimeoutMs: int(env, 'TICKETRUSH_DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
+    idleTimeoutMs: int(env, 'TICKETRUSH_DATABASE_IDLE_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
+    lockTimeoutMs: int(env, 'TICKETRUSH_DATABASE_LOCK_TIMEOUT_MS', 500, 10, 60_000),
+    statementTimeoutMs: int(env, 'TICKETRUSH_DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
+    retriesMax: int(env, 'TICKETRUSH_DATABASE_RETRIES_MAX', 3, 0, 20),
+  });
+}
+
+const daySeconds = 86_400;
+
+function rateLimit(env: Env, name: string, events: number, windowSeconds: number): RateLimit {
+  return Object.freeze({ events: int(env, name, events, 1, 1_000_000), windowSeconds: int(env, `${name}_SECONDS`, windowSeconds, 1, daySeconds) });
+}
+
+/**
+ * Failed logins are what is counted, so a crowd of real buyers signing in at once is never slowed.
+ * Registration is generous: a load test may register a few hundred buyers from one address.
+ */
+function loadRateLimits(env: Env): RateLimits | null {
+  if (oneOf(env, 'TICKETRUSH_RATE_LIMITS', 'on', ['on', 'off']) === 'off') return null;
+  return Object.freeze({
+    loginFailuresPerUserIp: rateLimit(env, 'TICKETRUSH_LOGIN_FAILURES_PER_USER_IP', 10, 900),
+    loginFailuresPerUser: rateLimit(env, 'TICKETRUSH_LOGIN_FAILURES_PER_USER', 50, 3600),
+    loginFailuresPerIp: rateLimit(env, 'TICKETRUSH_LOGIN_FAILURES_PER_IP', 100, 3600),
+    registrationsPerIp: rateLimit(env, 'TICKETRUSH_REGISTRATIONS_PER_IP', 1000, 600),
   });
 }
 

@@ -1,17 +1,23 @@
-import { createShow as layoutShow, limits, saleWindow, type SaleStatus, type NewShowInput, type Show } from '../domain/index.js';
-import type { Page } from '../ports/store.js';
+import { createShow as layoutShow, limits, saleWindow, seatLimitOf, type SaleStatus, type NewShowInput, type Show } from '../domain/index.js';
+import type { Page } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { found, unwrap } from './errors.js';
+import type { Availability } from './seat-map-cache.js';
 import { iso } from './views.js';
 
 export type NewShow = Omit<NewShowInput, 'showId'>;
 
 export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
   const { show, seats } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));
-  await ctx.store.transaction((tx) => tx.shows.insert(show, seats));
+  await ctx.store.createShow({ show, seats });
   ctx.seatMaps.forgetMissing(show.showId);
   return show;
 }
+
+/** A section as the API shows it: seated ones with their rows, counted ones with their capacity. */
+export type SectionView =
+  | { id: string; name: string; kind: 'SEATED'; rows: number; seatsPerRow: number; priceCents: number; sellBy: 'SEAT' | 'QUANTITY'; accessible: { row: number; number: number }[] }
+  | { id: string; name: string; kind: 'GENERAL_ADMISSION'; capacity: number; priceCents: number };
 
 export interface ShowView {
   showId: string;
@@ -25,10 +31,12 @@ export interface ShowView {
   /** Seconds until the sale opens (UPCOMING) or closes (ON_SALE), from the server's clock. */
   secondsRemaining: number;
   capacity: number;
-  sections: { id: string; name: string; rows: number; seatsPerRow: number; priceCents: number }[];
+  /** Seats one buyer may hold and buy of this show. */
+  maxSeatsPerUser: number;
+  sections: SectionView[];
 }
 
-export function showView(show: Show, now: number): ShowView {
+export function showView(show: Show, now: number, defaultSeatsPerUser: number): ShowView {
   const window = saleWindow(show, now);
   return {
     showId: show.showId,
@@ -41,31 +49,37 @@ export function showView(show: Show, now: number): ShowView {
     status: window.status,
     secondsRemaining: window.secondsRemaining,
     capacity: show.capacity,
-    sections: show.seatMap.sections.map((s) => ({ ...s })),
+    maxSeatsPerUser: seatLimitOf(show, defaultSeatsPerUser),
+    sections: show.seatMap.sections.map((s): SectionView => (s.kind === 'SEATED' ? { ...s, accessible: s.accessible.map((p) => ({ ...p })) } : { ...s })),
   };
 }
 
-const statusOrder: Record<SaleStatus, number> = { ON_SALE: 0, UPCOMING: 1, ENDED: 2 };
-
-/** On sale first, then upcoming, then ended; soonest first within each. */
+/**
+ * On sale first (closing soonest first), then upcoming (opening soonest first), then ended (most
+ * recent first). The store's query orders them, so the promise holds across pages.
+ */
 export async function listShows(ctx: AppContext, page: Page): Promise<ShowView[]> {
-  const shows = await ctx.store.read((r) => r.shows.list({ limit: Math.min(page.limit, limits.listPageSizeMax), offset: page.offset }));
   const now = ctx.clock.now();
-  return shows
-    .map((s) => showView(s, now))
-    .sort((a, b) => statusOrder[a.status] - statusOrder[b.status] || a.secondsRemaining - b.secondsRemaining);
+  const shows = await ctx.store.listShows({ limit: Math.min(page.limit, limits.listPageSizeMax), offset: page.offset }, now);
+  return shows.map((s) => showView(s, now, ctx.policy.maxSeatsPerUserDefault));
+}
+
+/** Every section's capacity and what is left of it, from the read model (no store read in a rush). */
+export async function getAvailability(ctx: AppContext, showId: string): Promise<Availability> {
+  const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
+  return ctx.seatMaps.availability(entry);
 }
 
 export async function getShow(ctx: AppContext, showId: string): Promise<ShowView & { seatCounts: Record<string, number> }> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
-  return { ...showView(entry.show, ctx.clock.now()), seatCounts: ctx.seatMaps.counts(entry) };
+  return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault), seatCounts: ctx.seatMaps.counts(entry) };
 }
 
 /** A show on sale right away, so a newcomer's first start has something to book. */
 export async function ensureDemoShow(ctx: AppContext): Promise<Show | null> {
-  const existing = await ctx.store.read((r) => r.shows.list({ limit: 1, offset: 0 }));
-  if (existing.length > 0) return null;
   const now = ctx.clock.now();
+  const existing = await ctx.store.listShows({ limit: 1, offset: 0 }, now);
+  if (existing.length > 0) return null;
   const day = 86_400_000;
   return createShow(ctx, {
     title: 'TicketRush Demo Night',
@@ -74,10 +88,11 @@ export async function ensureDemoShow(ctx: AppContext): Promise<Show | null> {
     startsAt: now + 30 * day,
     saleStartsAt: now - 60_000,
     saleEndsAt: now + 29 * day,
+    maxSeatsPerUser: null,
     seatMap: {
       sections: [
-        { id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 20, priceCents: 12800 },
-        { id: 'B', name: 'Balcony', rows: 5, seatsPerRow: 16, priceCents: 6800 },
+        { id: 'A', name: 'Stalls', kind: 'SEATED', rows: 10, seatsPerRow: 20, priceCents: 12800, sellBy: 'SEAT', accessible: [{ row: 1, number: 1 }, { row: 1, number: 20 }] },
+        { id: 'B', name: 'Balcony', kind: 'SEATED', rows: 5, seatsPerRow: 16, priceCents: 6800, sellBy: 'SEAT', accessible: [] },
       ],
     },
   });

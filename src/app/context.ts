@@ -1,6 +1,7 @@
-import type { BookingStore } from '../ports/store.js';
+import type { Store } from '../ports/engine/index.js';
 import type { Clock, IdSource, JobScheduler } from '../ports/runtime.js';
 import type { PaymentProvider } from '../ports/payment-provider.js';
+import type { AccountThrottle } from '../ports/rate-limiter.js';
 import type { PasswordHasher, TicketSigner } from '../ports/security.js';
 import type { BookingTelemetry } from '../ports/telemetry.js';
 import type { SeatMapCache } from './seat-map-cache.js';
@@ -11,17 +12,20 @@ export interface BookingPolicy {
   readonly holdSecondsMax: number;
   readonly holdExtensionsMax: number;
   readonly holdLifeSecondsMax: number;
+  /** Seats one buyer may hold and buy per show, for shows that set no limit of their own. */
+  readonly maxSeatsPerUserDefault: number;
   readonly currency: string;
 }
 
 /** Everything a use case may touch: ports, the seat-map read model, policy. No adapters. */
 export interface AppContext {
-  readonly store: BookingStore;
+  readonly store: Store;
   readonly clock: Clock;
   readonly ids: IdSource;
   readonly scheduler: JobScheduler;
   readonly payments: PaymentProvider;
   readonly passwords: PasswordHasher;
+  readonly throttle: AccountThrottle;
   readonly signer: TicketSigner;
   readonly telemetry: BookingTelemetry;
   readonly seatMaps: SeatMapCache;

@@ -1,4 +1,4 @@
-import type { DomainErrorCode, Result } from '../domain/index.js';
+import type { DomainError, DomainErrorCode, Result } from '../domain/index.js';
 
 /** Codes the application adds to the domain's: lookups, accounts, idempotency, edges of the world. */
 export const appErrorCodes = [
@@ -15,9 +15,18 @@ export const appErrorCodes = [
   'IDEMPOTENCY_REQUEST_IN_FLIGHT',
   'PAYMENT_PROVIDER_UNAVAILABLE',
   'CONCURRENT_UPDATE',
+  'LAST_ADMIN',
+  'RATE_LIMITED',
+  'BUSY',
+  'SECTION_NOT_FOUND',
 ] as const;
 
-export type AppErrorCode = DomainErrorCode | (typeof appErrorCodes)[number];
+/**
+ * ILLEGAL_TRANSITION is the state machines' own guard, not an answer: the rules check a record's
+ * state first and refuse in state-specific words (HOLD_EXPIRED, HOLD_NOT_ACTIVE, ...), so the
+ * type leaves it out and no client can ever be sent it.
+ */
+export type AppErrorCode = Exclude<DomainErrorCode, 'ILLEGAL_TRANSITION'> | (typeof appErrorCodes)[number];
 
 let stackTraceLimit = Error.stackTraceLimit;
 
@@ -45,9 +54,23 @@ export class AppError extends Error {
   }
 }
 
+export interface AppFailure {
+  readonly code: AppErrorCode;
+  readonly message: string;
+  readonly details?: Readonly<Record<string, unknown>>;
+}
+
+/** A domain refusal as the application reports it. */
+export function appFailure(error: DomainError): AppFailure {
+  // A transition the rules' own state checks let through is a bug, reported as one.
+  const code = error.code === 'ILLEGAL_TRANSITION' ? 'INVARIANT_VIOLATED' : error.code;
+  return error.details === undefined ? { code, message: error.message } : { code, message: error.message, details: error.details };
+}
+
 export function unwrap<T>(result: Result<T>): T {
-  if (!result.ok) throw new AppError(result.error.code, result.error.message, result.error.details);
-  return result.value;
+  if (result.ok) return result.value;
+  const { code, message, details } = appFailure(result.error);
+  throw new AppError(code, message, details);
 }
 
 export function found<T>(value: T | null, code: AppErrorCode, message: string): T {

@@ -1,8 +1,6 @@
-import { isOverdue, lapseHold, limits, type Hold, type Seat } from '../domain/index.js';
-import type { StoreTx } from '../ports/store.js';
+import { isOverdue, limits, type Hold } from '../domain/index.js';
 import type { AppContext } from './context.js';
-import { unwrap } from './errors.js';
-import { cancelLiveOrder } from './order-cancellation.js';
+import { sweepByKeyset } from './keyset-sweep.js';
 
 /** Arms the scheduled release of a new hold. */
 export function scheduleExpiry(ctx: AppContext, hold: Pick<Hold, 'holdId' | 'expiresAt'>): void {
@@ -11,49 +9,52 @@ export function scheduleExpiry(ctx: AppContext, hold: Pick<Hold, 'holdId' | 'exp
   });
 }
 
-/** The scheduled half of expiry: one hold, at its expiry time. A hold that moved on is left alone. */
+/**
+ * Expires one hold if it is still ACTIVE and overdue: one lapseHold operation of the store, which
+ * gives back its seats, units and the buyer's units and cancels its unpaid order, exactly once. A
+ * hold that moved on (confirmed, released, extended, expired by another node) is left alone:
+ * false. A stale answer means it moved on between the read and the write; it is not retried here
+ * (the next sweep looks again).
+ */
 export async function expireHold(ctx: AppContext, holdId: string): Promise<boolean> {
   const now = ctx.clock.now();
-  const result = await ctx.store.transaction(async (tx) => {
-    const hold = await tx.holds.get(holdId);
-    if (hold === null || !isOverdue(hold, now)) return null;
-    return { seats: await expireInTx(tx, hold.holdId, now), delay: (now - hold.expiresAt) / 1000 };
-  });
-  if (result === null) return false;
-  ctx.seatMaps.apply(result.seats);
-  ctx.telemetry.holdsExpired(1, [result.delay]);
+  const hold = await ctx.store.getHold(holdId);
+  if (hold === null || !isOverdue(hold, now)) return false;
+  const outcome = await ctx.store.lapseHold({ holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
+  if (!outcome.ok) return false;
+  ctx.seatMaps.apply(outcome.changes);
+  ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
   return true;
 }
 
 /**
- * The safety net: frees every overdue hold by expiry time, in bounded batches, whether or not its
- * scheduled release ran (a restart loses in-process timers; this finds them).
+ * The safety net: frees every overdue hold by expiry time, in bounded pages, whether or not its
+ * scheduled release ran (a restart loses in-process timers; this finds them). Each hold is its own
+ * operation, and one that fails is counted and passed over, so one inconsistent hold never fails
+ * the sweep (nor the start, which runs a sweep) nor keeps the rest of the house held.
  */
 export async function sweepOverdueHolds(ctx: AppContext, batchesMax = 50): Promise<number> {
-  let total = 0;
-  for (let batch = 0; batch < batchesMax; batch++) {
-    const now = ctx.clock.now();
-    const swept = await ctx.store.transaction(async (tx) => {
-      const overdue = await tx.holds.findOverdue(now, limits.expirySweepBatchMax);
-      const seats: Seat[] = [];
-      for (const hold of overdue) seats.push(...(await expireInTx(tx, hold.holdId, now)));
-      return { seats, delays: overdue.map((h) => (now - h.expiresAt) / 1000) };
-    });
-    ctx.seatMaps.apply(swept.seats);
-    if (swept.delays.length > 0) ctx.telemetry.holdsExpired(swept.delays.length, swept.delays);
-    total += swept.delays.length;
-    if (swept.delays.length < limits.expirySweepBatchMax) break;
-  }
-  return total;
-}
-
-async function expireInTx(tx: StoreTx, holdId: string, now: number): Promise<Seat[]> {
-  const hold = await tx.holds.get(holdId);
-  if (hold === null) return [];
-  const seats = await tx.seats.getMany(hold.showId, hold.seatIds);
-  const expired = unwrap(lapseHold(hold, seats, 'EXPIRE'));
-  await cancelLiveOrder(tx, holdId, now);
-  await tx.holds.save(expired.hold, hold);
-  await tx.seats.save(expired.seats);
-  return expired.seats;
+  const now = ctx.clock.now();
+  return sweepByKeyset(ctx, {
+    pass: 'expiry-sweep',
+    pageSize: limits.expirySweepBatchMax,
+    pagesMax: batchesMax,
+    fetch: (after, limit) => ctx.store.overdueHolds(now, after, limit),
+    positionOf: (hold) => ({ at: hold.expiresAt, id: hold.holdId }),
+    async handle(page) {
+      let freed = 0;
+      for (const hold of page) {
+        try {
+          const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
+          if (!outcome.ok) continue; // moved on since the page was read
+          ctx.seatMaps.apply(outcome.changes);
+          ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
+          freed++;
+        } catch (error) {
+          ctx.telemetry.jobFailed('expiry-sweep', error);
+        }
+      }
+      return freed;
+    },
+  });
 }

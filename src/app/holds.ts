@@ -1,12 +1,25 @@
-import { chooseBestAvailable, extendHold, formsAdjacentRun, lapseHold, limits, placeHold, type Hold, type SeatPoint, type Show } from '../domain/index.js';
+import { checkClaimRequest, extendHold, isCounted, releaseHold as releaseByOwner, seatLimitOf, type Hold, type SeatPoint } from '../domain/index.js';
+import type { ClaimBase, ClaimOutcome } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
-import { cancelLiveOrder } from './order-cancellation.js';
+import { again, done, withStaleRetries } from './stale-retry.js';
 
 export type HoldRequest =
   | { readonly kind: 'seats'; readonly seatIds: readonly string[] }
-  | { readonly kind: 'best'; readonly quantity: number; readonly adjacent: boolean; readonly section?: string; readonly near?: SeatPoint };
+  /**
+   * N seats chosen by the store (best-available), or N units of a counted section when `section`
+   * names one (general admission, or a seated section sold by quantity).
+   */
+  | {
+      readonly kind: 'best';
+      readonly quantity: number;
+      readonly adjacent: boolean;
+      readonly section?: string;
+      readonly near?: SeatPoint;
+      /** How many of the seats must be accessible. */
+      readonly accessible?: number;
+    };
 
 export interface PlaceHoldCommand {
   readonly userId: string;
@@ -21,13 +34,10 @@ export interface PlacedHold {
   readonly adjacent: boolean;
 }
 
-/** Seats picked by best-available can be taken by a buyer ahead in the queue; try a few picks. */
-const bestAvailableAttemptsMax = 3;
-
 export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
   const started = performance.now();
   try {
-    const placed = await placeWithRetries(ctx, command);
+    const placed = await placeHold(ctx, command);
     ctx.telemetry.holdAttempt('HELD', (performance.now() - started) / 1000);
     return placed;
   } catch (error) {
@@ -36,82 +46,109 @@ export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Pro
   }
 }
 
-async function placeWithRetries(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
+/**
+ * One claim operation of the store: it decides against the current state which seats or units
+ * are free, so there is nothing to retry here (concurrent buyers get different seats).
+ */
+async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
+  // Shows never change once created, so the read model's copy is as good as the stored one.
   const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
+  const { show } = entry;
   const { request } = command;
+  const now = ctx.clock.now();
+  const units = request.kind === 'seats' ? request.seatIds.length : request.quantity;
+  const { expiresAt } = unwrap(checkClaimRequest({
+    show,
+    units,
+    ...(request.kind === 'seats' ? { seatIds: request.seatIds } : {}),
+    holdSeconds: command.holdSeconds ?? ctx.policy.holdSecondsDefault,
+    holdSecondsMax: ctx.policy.holdSecondsMax,
+    now,
+  }));
+  const base: ClaimBase = {
+    holdId: ctx.ids.newId('hold'),
+    showId: show.showId,
+    userId: command.userId,
+    now,
+    expiresAt,
+    userUnitsMax: seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault),
+  };
+  let outcome: ClaimOutcome;
   if (request.kind === 'seats') {
+    // Seats of a section sold by quantity are picked at ticketing; no one may name them.
+    const counted = new Set(show.seatMap.sections.filter(isCounted).map((s) => s.id));
+    const notForSale = ctx.seatMaps.placesOf(entry, request.seatIds).filter((p) => counted.has(p.section)).map((p) => p.seatId);
+    if (notForSale.length > 0) throw new AppError('SEAT_NOT_FOUND', 'these seats are sold by quantity: hold a quantity of their section', { seatIds: notForSale });
     // Fast path: a seat the read model already knows is taken fails here, without a transaction.
     if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
       throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
         seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
       });
     }
-    const hold = await commitHold(ctx, command, entry.show, request.seatIds);
-    return { hold, adjacent: formsAdjacentRun(ctx.seatMaps.placesOf(entry, hold.seatIds)) };
+    outcome = await ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+  } else {
+    const section = request.section === undefined ? undefined : show.seatMap.sections.find((s) => s.id === request.section);
+    if (request.section !== undefined && section === undefined) throw new AppError('SECTION_NOT_FOUND', `no section ${request.section} in this show`);
+    if (section !== undefined && isCounted(section)) {
+      if ((request.accessible ?? 0) > 0) throw new AppError('NOT_ENOUGH_SEATS', 'seats of this section are picked when tickets are issued; accessible seats cannot be asked for');
+      outcome = await ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+    } else {
+      outcome = await ctx.store.claimBestAvailable({
+        ...base,
+        quantity: request.quantity,
+        adjacentOnly: request.adjacent,
+        ...(section === undefined ? {} : { sectionId: section.id }),
+        ...(request.near === undefined ? {} : { near: request.near }),
+        ...(request.accessible === undefined || request.accessible === 0 ? {} : { accessibleMin: request.accessible }),
+      });
+    }
   }
-  if (request.quantity > limits.seatsPerHoldMax) {
-    throw new AppError('TOO_MANY_SEATS', `a hold may take at most ${limits.seatsPerHoldMax} seats`);
+  return placed(ctx, outcome, request);
+}
+
+function placed(ctx: AppContext, outcome: ClaimOutcome, request: HoldRequest): PlacedHold {
+  if (outcome.ok) {
+    ctx.seatMaps.apply(outcome.changes);
+    scheduleExpiry(ctx, outcome.hold);
+    return { hold: outcome.hold, adjacent: outcome.adjacent };
   }
-  for (let attempt = 1; ; attempt++) {
-    const choice = chooseBestAvailable(entry.show.seatMap, ctx.seatMaps.positions(entry), {
-      quantity: request.quantity,
-      ...(request.section === undefined ? {} : { section: request.section }),
-      allowSplit: !request.adjacent,
-      ...(request.near === undefined ? {} : { near: request.near }),
-    });
-    if (choice === null) throw new AppError('NOT_ENOUGH_SEATS', `no ${request.adjacent ? 'adjacent ' : ''}seats left for ${request.quantity}`);
-    try {
-      return { hold: await commitHold(ctx, command, entry.show, choice.seatIds), adjacent: choice.adjacent };
-    } catch (error) {
-      const retryable = error instanceof AppError && error.code === 'SEAT_UNAVAILABLE';
-      if (!retryable || attempt >= bestAvailableAttemptsMax) throw error;
+  switch (outcome.code) {
+    case 'SEAT_NOT_FOUND':
+      throw new AppError('SEAT_NOT_FOUND', 'some seats do not exist in this show, or are sold by quantity', { seatIds: outcome.seatIds });
+    case 'SEAT_UNAVAILABLE':
+      throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', { seatIds: outcome.seatIds });
+    case 'NOT_ENOUGH_SEATS': {
+      const adjacent = request.kind === 'best' && request.adjacent ? 'adjacent ' : '';
+      const quantity = request.kind === 'best' ? request.quantity : request.seatIds.length;
+      throw new AppError('NOT_ENOUGH_SEATS', `no ${adjacent}seats left for ${quantity}`, outcome.available === undefined ? undefined : { available: outcome.available });
+    }
+    case 'PURCHASE_LIMIT_REACHED': {
+      const requested = request.kind === 'best' ? request.quantity : request.seatIds.length;
+      throw new AppError('PURCHASE_LIMIT_REACHED', `one buyer may hold or buy at most ${outcome.limit} seats of this show`, {
+        limit: outcome.limit, claimed: outcome.claimed, requested,
+      });
     }
   }
 }
 
-/** Shows never change once created, so the read model's copy is as good as the stored one. */
-async function commitHold(ctx: AppContext, command: PlaceHoldCommand, show: Show, seatIds: readonly string[]): Promise<Hold> {
-  const now = ctx.clock.now();
-  const change = await ctx.store.transaction(async (tx) => {
-    const seats = await tx.seats.getMany(command.showId, seatIds);
-    const placed = unwrap(
-      placeHold({
-        show,
-        holdId: ctx.ids.newId('hold'),
-        userId: command.userId,
-        requestedSeatIds: seatIds,
-        seats,
-        holdSeconds: command.holdSeconds ?? ctx.policy.holdSecondsDefault,
-        holdSecondsMax: ctx.policy.holdSecondsMax,
-        now,
-      }),
-    );
-    await tx.holds.insert(placed.hold);
-    await tx.seats.save(placed.seats);
-    return placed;
-  });
-  ctx.seatMaps.apply(change.seats);
-  scheduleExpiry(ctx, change.hold);
-  return change.hold;
-}
-
 /** More time for the buyer; the scheduled release moves with the new expiry. */
 export async function extendHoldFor(ctx: AppContext, userId: string, holdId: string, extendSeconds: number): Promise<Hold> {
-  const now = ctx.clock.now();
-  const extended = await ctx.store.transaction(async (tx) => {
-    const hold = found(await tx.holds.get(holdId), 'HOLD_NOT_FOUND', 'no such hold');
-    const next = unwrap(
-      extendHold({
-        hold,
-        userId,
-        extendSeconds,
-        extensionsMax: ctx.policy.holdExtensionsMax,
-        lifeSecondsMax: ctx.policy.holdLifeSecondsMax,
-        now,
-      }),
-    );
-    await tx.holds.save(next, hold);
-    return next;
+  const extended = await withStaleRetries('hold', async () => {
+    const hold = found(await ctx.store.getHold(holdId), 'HOLD_NOT_FOUND', 'no such hold');
+    const next = unwrap(extendHold({
+      hold,
+      userId,
+      extendSeconds,
+      extensionsMax: ctx.policy.holdExtensionsMax,
+      lifeSecondsMax: ctx.policy.holdLifeSecondsMax,
+      now: ctx.clock.now(),
+    }));
+    const outcome = await ctx.store.extendHold({
+      holdId, expectedExpiresAt: hold.expiresAt, expectedExtensions: hold.extensions, expiresAt: next.expiresAt, extensions: next.extensions,
+    });
+    if (outcome.ok) return done(outcome.hold);
+    if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
+    return again(outcome);
   });
   scheduleExpiry(ctx, extended);
   return extended;
@@ -119,19 +156,18 @@ export async function extendHoldFor(ctx: AppContext, userId: string, holdId: str
 
 /** The buyer gives the seats back. A pending order on the hold is cancelled with it. */
 export async function releaseHold(ctx: AppContext, userId: string, holdId: string): Promise<Hold> {
-  const now = ctx.clock.now();
-  const change = await ctx.store.transaction(async (tx) => {
-    const hold = found(await tx.holds.get(holdId), 'HOLD_NOT_FOUND', 'no such hold');
-    if (hold.userId !== userId) throw new AppError('HOLD_NOT_OWNED', 'this hold belongs to someone else');
-    const seats = await tx.seats.getMany(hold.showId, hold.seatIds);
-    const released = unwrap(lapseHold(hold, seats, 'RELEASE'));
-    await cancelLiveOrder(tx, holdId, now);
-    await tx.holds.save(released.hold, hold);
-    await tx.seats.save(released.seats);
-    return released;
+  const released = await withStaleRetries('hold', async () => {
+    const hold = found(await ctx.store.getHold(holdId), 'HOLD_NOT_FOUND', 'no such hold');
+    const now = ctx.clock.now();
+    const event = unwrap(releaseByOwner(hold, userId, now));
+    const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now });
+    if (outcome.ok) {
+      ctx.seatMaps.apply(outcome.changes);
+      return done(outcome.hold);
+    }
+    if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
+    return again(outcome);
   });
   ctx.scheduler.cancel(`hold:${holdId}`);
-  ctx.seatMaps.apply(change.seats);
-  return change.hold;
+  return released;
 }
-

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { isOverdue, limits, moveOrder, openOrder, type Order } from '../domain/index.js';
-import type { StoreTx } from '../ports/store.js';
+import { checkHoldOwner, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
+import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
-import { AppError, found, unwrap, type AppErrorCode } from './errors.js';
+import { AppError, appFailure, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
 import { orderView, type OrderView } from './views.js';
 
 export interface CreateOrderCommand {
@@ -17,40 +17,43 @@ export interface CreateOrderResult {
   readonly replayed: boolean;
 }
 
-interface StoredFailure {
-  readonly code: AppErrorCode;
-  readonly message: string;
-  readonly details?: Readonly<Record<string, unknown>>;
-}
-
 /** Failures worth replaying for the same key; anything else frees the key so a retry can succeed. */
 const finalFailures: ReadonlySet<AppErrorCode> = new Set<AppErrorCode>([
   'HOLD_NOT_FOUND', 'HOLD_NOT_OWNED', 'HOLD_NOT_ACTIVE', 'HOLD_EXPIRED', 'HOLD_ALREADY_ORDERED',
 ]);
 
+/** Rounds of "someone else moved first" (a key written, an order opened, a hold changed) before BUSY. */
+const roundsMax = limits.staleRetriesMax + 1;
+
+const busy = (what: string): AppError =>
+  new AppError('BUSY', `too many concurrent changes to this ${what}; try again shortly`, { retryAfterSeconds: limits.busyRetryAfterSeconds });
+
 /**
  * Creates an order the way payment APIs treat idempotency keys: the first answer to a key is
  * stored and replayed; the same key with a different body is refused; a key whose first request
- * is still running answers "in flight" instead of starting a second order.
+ * is still running answers "in flight" instead of starting a second order. Each step is one store
+ * operation; the key record's createdAt says which request may answer for the key, so a request
+ * whose key a retry took over changes nothing more.
  */
 export async function createOrder(ctx: AppContext, command: CreateOrderCommand): Promise<CreateOrderResult> {
   const scope = `order:${command.userId}`;
   const requestHash = orderRequestHash(command.holdId);
-  const started = await beginOrder(ctx, command, scope, requestHash);
-  if (started.kind === 'replay') return { order: started.order, replayed: true };
-  const { order, claim } = started;
+  const begun = await beginKey(ctx, scope, command.idempotencyKey, requestHash);
+  if (begun.kind === 'replay') return { order: begun.order, replayed: true };
+  const { claim } = begun;
+  let order: Order | null = null;
   try {
-    const { paymentId } = await ctx.payments.createPayment({ orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency });
-    const pending = await awaitPayment(ctx, claim, order, paymentId);
-    ctx.telemetry.orderAttempt('PENDING_PAY');
-    return { order: orderView(pending), replayed: false };
+    const opened = await openOrResume(ctx, command);
+    if (opened.kind === 'replay') {
+      await ctx.store.completeKey({ ...claim, outcome: 'SUCCEEDED', responseBody: JSON.stringify(opened.order) });
+      return { order: opened.order, replayed: false };
+    }
+    order = opened.order;
+    const paymentId = await openPayment(ctx, order);
+    return { order: orderView(await awaitPayment(ctx, claim, order, paymentId)), replayed: false };
   } catch (error) {
-    await settleFailedStart(ctx, claim, order, error);
-    ctx.telemetry.orderAttempt(error instanceof AppError ? error.code : 'PAYMENT_PROVIDER_UNAVAILABLE');
-    if (error instanceof AppError) throw error;
-    throw new AppError('PAYMENT_PROVIDER_UNAVAILABLE', 'the payment provider could not open a payment; try again', {
-      cause: error instanceof Error ? error.message : String(error),
-    });
+    await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
+    throw error;
   }
 }
 
@@ -59,49 +62,34 @@ export function orderRequestHash(holdId: string): string {
   return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
 }
 
-type Begun =
-  | { kind: 'replay'; order: OrderView }
-  | { kind: 'new'; order: Order }
-  | { kind: 'refused'; failure: StoredFailure };
+type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: KeyClaim };
 
-/** The IN_FLIGHT record this request wrote: only its writer may answer for the key. */
-interface KeyClaim {
-  readonly scope: string;
-  readonly key: string;
-  readonly createdAt: number;
+/**
+ * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
+ * A record whose request died (IN_FLIGHT past limits.idempotencyInFlightMsMax) is taken over. When
+ * the store says the key was written first by someone else (beginKey false), that record is read
+ * and honoured: this request never goes on without its own record.
+ */
+async function beginKey(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun> {
+  for (let round = 0; round < roundsMax; round++) {
+    const now = ctx.clock.now();
+    const existing = await ctx.store.getKey(scope, key);
+    if (existing !== null) {
+      const answered = earlierAnswer(existing, requestHash, now);
+      if (answered !== null) return answered;
+      // Its request died with its process (or overran every bound): this retry takes the key over.
+      await ctx.store.removeKey({ scope, key, createdAt: existing.createdAt });
+    }
+    const record: IdempotencyRecord = { scope, key, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: now };
+    const begun = await ctx.store.beginKey(record);
+    if (begun.ok) return { kind: 'claimed', claim: { scope, key, createdAt: now } };
+    // Someone wrote the key between our read and our write: read it again and honour it.
+  }
+  throw busy('idempotency key');
 }
 
-async function beginOrder(
-  ctx: AppContext, command: CreateOrderCommand, scope: string, requestHash: string,
-): Promise<{ kind: 'replay'; order: OrderView } | { kind: 'new'; order: Order; claim: KeyClaim }> {
-  const now = ctx.clock.now();
-  const claim: KeyClaim = { scope, key: command.idempotencyKey, createdAt: now };
-  const begun = await ctx.store.transaction(async (tx): Promise<Begun> => {
-    const answered = await earlierAnswer(tx, scope, command.idempotencyKey, requestHash, now);
-    if (answered !== null) return answered;
-    await tx.idempotency.begin({ scope, key: command.idempotencyKey, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: now });
-    const outcome = await openOrResume(ctx, tx, command, now);
-    // A refusal is an answer too: the same key replays it.
-    if (outcome.kind === 'refused') await answer(tx, claim, 'FAILED', outcome.failure);
-    if (outcome.kind === 'replay') await answer(tx, claim, 'SUCCEEDED', outcome.order);
-    return outcome;
-  });
-  if (begun.kind === 'refused') throw new AppError(begun.failure.code, begun.failure.message, begun.failure.details);
-  return begun.kind === 'new' ? { ...begun, claim } : begun;
-}
-
-const answer = (tx: StoreTx, claim: KeyClaim, outcome: 'SUCCEEDED' | 'FAILED', body: OrderView | StoredFailure): Promise<void> =>
-  tx.idempotency.complete(claim.scope, claim.key, claim.createdAt, outcome, JSON.stringify(body));
-
-/** Whether the key's record is still the one this request wrote (a retry may have taken it over). */
-async function stillHolds(tx: StoreTx, claim: KeyClaim): Promise<boolean> {
-  return (await tx.idempotency.get(claim.scope, claim.key))?.createdAt === claim.createdAt;
-}
-
-/** The stored answer to this key, if a finished request left one; throws if the key cannot be used now. */
-async function earlierAnswer(tx: StoreTx, scope: string, key: string, requestHash: string, now: number): Promise<Begun | null> {
-  const existing = await tx.idempotency.get(scope, key);
-  if (existing === null) return null;
+/** The stored answer to this key; null when the record is a dead request's (take it over); throws if the key cannot be used now. */
+function earlierAnswer(existing: IdempotencyRecord, requestHash: string, now: number): Begun | null {
   if (existing.requestHash !== requestHash) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
   }
@@ -109,96 +97,128 @@ async function earlierAnswer(tx: StoreTx, scope: string, key: string, requestHas
     if (now - existing.createdAt <= limits.idempotencyInFlightMsMax) {
       throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
     }
-    // Its request died with its process (or overran every bound): this retry takes the key over.
-    await tx.idempotency.remove(scope, key, existing.createdAt);
     return null;
   }
   const body = JSON.parse(existing.responseBody ?? 'null') as unknown;
-  return existing.outcome === 'FAILED' ? { kind: 'refused', failure: body as StoredFailure } : { kind: 'replay', order: body as OrderView };
+  if (existing.outcome === 'FAILED') {
+    const failure = body as AppFailure;
+    throw new AppError(failure.code, failure.message, failure.details);
+  }
+  return { kind: 'replay', order: body as OrderView };
 }
+
+type Opened = { kind: 'replay'; order: OrderView } | { kind: 'new'; order: Order };
+
+const refuse = (failure: AppFailure): never => {
+  throw new AppError(failure.code, failure.message, failure.details);
+};
 
 /**
  * A key that already opened an order goes on with that order (its first request failed on the way
  * to the provider), so one key never makes two orders; otherwise a new order is opened on the hold.
+ * Refusals are thrown; createOrder stores the final ones for the key.
  */
-async function openOrResume(ctx: AppContext, tx: StoreTx, command: CreateOrderCommand, now: number): Promise<Begun> {
-  const earlier = await tx.orders.findByIdempotencyKey(command.userId, command.idempotencyKey);
-  if (earlier !== null) {
-    if (earlier.holdId !== command.holdId) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
-    if (earlier.status === 'INIT') {
-      const hold = await tx.holds.get(earlier.holdId);
-      if (hold !== null && hold.status === 'ACTIVE' && !isOverdue(hold, now)) return { kind: 'new', order: earlier };
-      return { kind: 'refused', failure: { code: 'HOLD_EXPIRED', message: 'the hold expired before the order could be placed' } };
+async function openOrResume(ctx: AppContext, command: CreateOrderCommand): Promise<Opened> {
+  for (let round = 0; round < roundsMax; round++) {
+    const now = ctx.clock.now();
+    const earlier = await ctx.store.getOrderByKey(command.userId, command.idempotencyKey);
+    if (earlier !== null) return resume(ctx, earlier, command, now);
+    const hold = await ctx.store.getHold(command.holdId);
+    if (hold === null) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
+    // Before liveOrderOf, which may abort the hold's half-made order: someone else's request must
+    // change nothing of a hold that is not theirs.
+    const owner = checkHoldOwner(hold, command.userId);
+    if (!owner.ok) refuse(appFailure(owner.error));
+    const live = await liveOrderOf(ctx, hold.holdId, now);
+    if (live === 'stale') continue;
+    const order = unwrap(openOrder({ hold, userId: command.userId, orderId: ctx.ids.newId('order'), idempotencyKey: command.idempotencyKey, existingOrder: live, now }));
+    const outcome = await ctx.store.openOrder(order);
+    if (outcome.ok) return { kind: 'new', order: outcome.order };
+    if ('stale' in outcome) continue; // the hold changed: decide again on what it is now
+    if (outcome.code === 'HOLD_ALREADY_ORDERED') {
+      throw new AppError('HOLD_ALREADY_ORDERED', 'an order already exists for this hold', { orderId: outcome.orderId });
     }
-    if (earlier.status === 'CANCELLED') return { kind: 'refused', failure: { code: 'HOLD_NOT_ACTIVE', message: 'the order begun with this key was cancelled when its hold ended' } };
-    return { kind: 'replay', order: orderView(earlier) };
+    // KEY_TAKEN: a request with this key opened its order first; the next round goes on with it.
   }
-  const hold = await tx.holds.get(command.holdId);
-  if (hold === null) return { kind: 'refused', failure: { code: 'HOLD_NOT_FOUND', message: 'no such hold' } };
-  const opened = openOrder({
-    hold,
-    userId: command.userId,
-    orderId: ctx.ids.newId('order'),
-    idempotencyKey: command.idempotencyKey,
-    existingOrder: await liveOrderOf(tx, hold.holdId, now),
-    now,
-  });
-  if (!opened.ok) return { kind: 'refused', failure: opened.error };
-  await tx.orders.insert(opened.value);
-  return { kind: 'new', order: opened.value };
+  throw busy('hold');
+}
+
+async function resume(ctx: AppContext, earlier: Order, command: CreateOrderCommand, now: number): Promise<Opened> {
+  if (earlier.holdId !== command.holdId) throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
+  if (earlier.status !== 'INIT' && earlier.status !== 'CANCELLED') return { kind: 'replay', order: orderView(earlier) };
+  // A hold that ended answers as it does on every route; only an active one goes on.
+  const hold = await ctx.store.getHold(earlier.holdId);
+  if (hold === null) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
+  unwrap(requireActiveHold(hold, now));
+  if (earlier.status === 'INIT') return { kind: 'new', order: earlier };
+  throw new AppError('HOLD_NOT_ACTIVE', 'the order begun with this key was cancelled');
 }
 
 /**
  * The hold's live order. One left in INIT by a request that gave up (its key freed or its
  * request dead) is aborted here, so a buyer who retries with a new key is not locked out.
  */
-async function liveOrderOf(tx: StoreTx, holdId: string, now: number): Promise<Order | null> {
-  const live = await tx.orders.findLiveByHold(holdId);
+async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promise<Order | null | 'stale'> {
+  const live = await ctx.store.liveOrderOfHold(holdId);
   if (live === null || live.status !== 'INIT') return live;
-  const record = await tx.idempotency.get(`order:${live.userId}`, live.idempotencyKey);
+  const record = await ctx.store.getKey(`order:${live.userId}`, live.idempotencyKey);
   const abandoned = record === null || (record.state === 'IN_FLIGHT' && now - record.createdAt > limits.idempotencyInFlightMsMax);
   if (!abandoned) return live;
-  await tx.orders.save(unwrap(moveOrder(live, 'ABORT', now)), live.status);
-  return null;
+  const aborted = await ctx.store.abortOrder({ orderId: live.orderId, now });
+  return aborted.ok ? null : 'stale';
+}
+
+/**
+ * Asks the provider for the order's payment, keyed by the order id: a retry, or a request that took
+ * the key over, gets the same payment back, never a second one. Only the provider's own failure is
+ * PAYMENT_PROVIDER_UNAVAILABLE ("nothing was charged").
+ */
+async function openPayment(ctx: AppContext, order: Order): Promise<string> {
+  try {
+    const { paymentId } = await ctx.payments.createPayment({
+      orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency, idempotencyKey: order.orderId,
+    });
+    return paymentId;
+  } catch (error) {
+    throw new AppError('PAYMENT_PROVIDER_UNAVAILABLE', 'the payment provider could not open a payment; try again', {
+      cause: error instanceof Error ? error.message : String(error),
+    });
+  }
 }
 
 async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
   const now = ctx.clock.now();
-  return ctx.store.transaction(async (tx) => {
-    if (!(await stillHolds(tx, claim))) {
-      throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'a retry took this key over while the provider was slow; retry for its answer');
-    }
-    const current = found(await tx.orders.get(order.orderId), 'ORDER_NOT_FOUND', 'order vanished');
-    if (current.status !== 'INIT') {
-      // The hold lapsed while the provider was being asked: the order was aborted with it.
-      throw new AppError('HOLD_EXPIRED', 'the hold expired before the order could be placed');
-    }
-    const pending = unwrap(moveOrder(current, 'AWAIT_PAYMENT', now, { paymentId }));
-    await tx.orders.save(pending, current.status);
-    await tx.payments.insert({ paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now });
-    await answer(tx, claim, 'SUCCEEDED', orderView(pending));
-    return pending;
+  const pending = unwrap(moveOrder(order, 'AWAIT_PAYMENT', now, { paymentId }));
+  const outcome = await ctx.store.awaitPayment({
+    orderId: order.orderId,
+    payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now },
+    now,
+    key: claim,
+    responseBody: JSON.stringify(orderView(pending)),
   });
+  if (outcome.ok) return outcome.order;
+  if ('code' in outcome) {
+    throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'a retry took this key over while the provider was slow; retry for its answer');
+  }
+  // The order is no longer INIT: its hold ended while the provider was being asked (the order was
+  // cancelled with it). Say how, in the words every route uses for that hold.
+  const hold = await ctx.store.getHold(order.holdId);
+  if (hold !== null) unwrap(requireActiveHold(hold, ctx.clock.now()));
+  throw new AppError('HOLD_EXPIRED', 'the hold expired before the order could be placed');
 }
 
 /**
  * The order never reached PENDING_PAY. A final refusal aborts it and is stored for the key; any
- * other failure (the provider was down) frees the key and leaves the order in INIT, so a retry
- * with the same key goes on with the same order.
+ * other failure (the provider was down, the store was busy) frees the key and leaves the order in
+ * INIT, so a retry with the same key goes on with the same order. Both act only on this request's
+ * record: a retry that took the key over answers for it now.
  */
-async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order, error: unknown): Promise<void> {
-  const now = ctx.clock.now();
-  await ctx.store.transaction(async (tx) => {
-    // A retry that took the key over answers for it now, and goes on with the order.
-    if (!(await stillHolds(tx, claim))) return;
-    if (!(error instanceof AppError && finalFailures.has(error.code))) {
-      await tx.idempotency.remove(claim.scope, claim.key, claim.createdAt);
-      return;
-    }
-    const current = await tx.orders.get(order.orderId);
-    if (current !== null && current.status === 'INIT') {
-      await tx.orders.save(unwrap(moveOrder(current, 'ABORT', now)), current.status);
-    }
-    await answer(tx, claim, 'FAILED', { code: error.code, message: error.message });
-  });
+async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order | null, error: unknown): Promise<void> {
+  if (!(error instanceof AppError && finalFailures.has(error.code))) {
+    await ctx.store.removeKey(claim);
+    return;
+  }
+  if (order !== null) await ctx.store.abortOrder({ orderId: order.orderId, now: ctx.clock.now() });
+  const failure: AppFailure = error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details };
+  await ctx.store.completeKey({ ...claim, outcome: 'FAILED', responseBody: JSON.stringify(failure) });
 }

@@ -1,57 +1,87 @@
-import { completeRefund, limits, settlePayment, type Payment, type PaymentReport, type Settlement } from '../domain/index.js';
-import { StoreConflictError } from '../ports/store.js';
+import {
+  completeRefund, limits, refundCents, refundInstead, settlePayment, type Payment, type PaymentReport, type PaymentStatus, type SettlementOutcome,
+} from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
+import { again, done, withStaleRetries, type Attempt } from './stale-retry.js';
+import { sweepByKeyset } from './keyset-sweep.js';
 import { issueTicketsSoon } from './tickets.js';
 
 /**
- * Applies a verified provider callback. Idempotent by (paymentId, orderId); a callback that cannot
- * be applied throws, so the edge answers non-2xx and the provider retries.
+ * Applies a verified provider callback (or a reconciled verdict) and counts it by outcome.
+ * Idempotent by (paymentId, orderId). One that cannot be applied now throws, so the edge answers
+ * non-2xx and the provider retries; the caller counts that refusal (the HTTP edge, or a job
+ * failure). One no retry can fix (a wrong amount) is acknowledged as an anomaly: counted, logged,
+ * its money refunded.
  */
-export async function applyPaymentReport(ctx: AppContext, report: PaymentReport): Promise<Settlement['outcome']> {
-  const now = ctx.clock.now();
-  try {
-    const settlement = await ctx.store.transaction(async (tx) => {
-      const payment = found(await tx.payments.get(report.paymentId), 'PAYMENT_NOT_FOUND', 'no such payment');
-      const order = found(await tx.orders.get(report.orderId), 'ORDER_NOT_FOUND', 'no such order');
-      const hold = found(await tx.holds.get(order.holdId), 'HOLD_NOT_FOUND', 'the order has no hold');
-      const seats = await tx.seats.getMany(order.showId, hold.seatIds);
-      const settled = unwrap(settlePayment({ report, payment, order, hold, seats, now }));
-      if (settled.outcome === 'DUPLICATE') return settled;
-      await tx.payments.save(settled.payment, payment.status);
-      if (settled.order !== order) await tx.orders.save(settled.order, order.status);
-      if (settled.hold !== hold) await tx.holds.save(settled.hold, hold);
-      await tx.seats.save(settled.seats);
-      return settled;
+export async function applyPaymentReport(ctx: AppContext, report: PaymentReport): Promise<SettlementOutcome> {
+  const settled = await withStaleRetries('payment', () => settleOnce(ctx, report));
+  afterSettlement(ctx, settled);
+  ctx.telemetry.paymentCallback(settled.outcome);
+  if (settled.outcome === 'AMOUNT_MISMATCH') {
+    ctx.telemetry.paymentAnomaly('AMOUNT_MISMATCH', {
+      paymentId: report.paymentId, orderId: report.orderId, reportedStatus: report.status,
+      reportedCents: report.amountCents, expectedCents: settled.payment.amountCents, paymentStatus: settled.payment.status,
     });
-    afterSettlement(ctx, settlement);
-    ctx.telemetry.paymentCallback(settlement.outcome);
-    return settlement.outcome;
-  } catch (error) {
-    ctx.telemetry.paymentCallback(error instanceof AppError ? error.code : 'ERROR');
-    throw error;
   }
+  return settled.outcome;
 }
 
-function afterSettlement(ctx: AppContext, settlement: Settlement): void {
-  ctx.seatMaps.apply(settlement.seats);
-  if (settlement.outcome === 'SOLD' || settlement.outcome === 'SOLD_LATE') {
-    ctx.scheduler.cancel(`hold:${settlement.hold.holdId}`);
-    issueTicketsSoon(ctx, settlement.order.orderId);
+interface Settled {
+  readonly outcome: SettlementOutcome;
+  readonly payment: Payment;
+  readonly orderId: string;
+  readonly holdId: string;
+}
+
+/** Reads the payment, its order and hold, lets the domain decide, and hands the store the plan. */
+async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attempt<Settled>> {
+  const now = ctx.clock.now();
+  const payment = found(await ctx.store.getPayment(report.paymentId), 'PAYMENT_NOT_FOUND', 'no such payment');
+  const order = found(await ctx.store.getOrder(report.orderId), 'ORDER_NOT_FOUND', 'no such order');
+  const hold = found(await ctx.store.getHold(order.holdId), 'HOLD_NOT_FOUND', 'the order has no hold');
+  // Three reads, not one snapshot: a hold that lapsed between them (cancelling its order) shows as
+  // an order awaiting payment on an ended hold, or a cancelled order on an active one. Neither is
+  // a state the store can hold, so read again rather than decide on it.
+  const torn = (order.status === 'PENDING_PAY' && hold.status !== 'ACTIVE') || (order.status === 'CANCELLED' && hold.status === 'ACTIVE');
+  if (torn && order.paymentId === report.paymentId) return again({ ok: false, stale: 'hold' });
+  let settlement = unwrap(settlePayment({ report, payment, order, hold, now }));
+  const base = { orderId: order.orderId, holdId: hold.holdId };
+  if (settlement.plan === null) return done({ outcome: settlement.outcome, payment, ...base });
+  let outcome = await ctx.store.settlePayment(settlement.plan);
+  if (!outcome.ok && 'code' in outcome) {
+    // Paid after the hold lapsed and its seats or units are gone: the money goes back.
+    settlement = unwrap(refundInstead(payment, now));
+    if (settlement.plan === null) return done({ outcome: settlement.outcome, payment, ...base });
+    outcome = await ctx.store.settlePayment(settlement.plan);
   }
-  if (settlement.outcome === 'REFUND_REQUIRED') {
+  if (outcome.ok) {
+    ctx.seatMaps.apply(outcome.changes);
+    return done({ outcome: settlement.outcome, payment: outcome.payment, ...base });
+  }
+  if ('code' in outcome) throw new AppError('INVARIANT_VIOLATED', `payment ${payment.paymentId} could be neither sold nor refunded`);
+  return again(outcome);
+}
+
+function afterSettlement(ctx: AppContext, settled: Settled): void {
+  if (settled.outcome === 'SOLD' || settled.outcome === 'SOLD_LATE') {
+    ctx.scheduler.cancel(`hold:${settled.holdId}`);
+    issueTicketsSoon(ctx, settled.orderId);
+  }
+  if (settled.payment.status === 'REFUND_PENDING' && (settled.outcome === 'REFUND_REQUIRED' || settled.outcome === 'AMOUNT_MISMATCH')) {
     setImmediate(() => void refundPendingPayments(ctx).catch((error: unknown) => ctx.telemetry.jobFailed('refunds', error)));
   }
 }
 
 /**
  * Asks the provider about payments still PENDING after `olderThanMs`: the callback that would
- * have settled them may have been lost (paid-but-stuck orders are the classic rush failure).
+ * have settled them may have been lost (paid-but-stuck orders are the classic rush failure). Each
+ * run goes on from where the last one stopped, so abandoned checkouts the provider still calls
+ * PENDING never keep a paid one behind them out of sight.
  */
 export async function reconcilePendingPayments(ctx: AppContext, olderThanMs: number): Promise<number> {
   const before = ctx.clock.now() - olderThanMs;
-  const pending = await ctx.store.read((r) => r.payments.findByStatus('PENDING', before, limits.expirySweepBatchMax));
-  return eachIsolated(ctx, 'payment-reconcile', pending, async (payment) => {
+  return sweepPayments(ctx, 'payment-reconcile', 'PENDING', before, async (payment) => {
     const status = await ctx.payments.getPaymentStatus(payment.paymentId);
     if (status !== 'SUCCEEDED' && status !== 'FAILED') return false;
     await applyPaymentReport(ctx, { paymentId: payment.paymentId, orderId: payment.orderId, status, amountCents: payment.amountCents });
@@ -77,10 +107,11 @@ export function refundPendingPayments(ctx: AppContext): Promise<number> {
   const state: RefundPasses = { running: Promise.resolve(0), again: false };
   const loop = async (): Promise<number> => {
     let refunded = 0;
+    let passes = 0;
     do {
       state.again = false;
       refunded += await refundPass(ctx);
-    } while (state.again);
+    } while (state.again && ++passes < limits.refundPassesPerWakeMax);
     return refunded;
   };
   state.running = loop().finally(() => refundPasses.delete(ctx));
@@ -88,27 +119,38 @@ export function refundPendingPayments(ctx: AppContext): Promise<number> {
   return state.running;
 }
 
+/** Refunds the provider refuses for now keep their place in the line; the pass goes on past them. */
 async function refundPass(ctx: AppContext): Promise<number> {
-  const due = await ctx.store.read((r) => r.payments.findByStatus('REFUND_PENDING', ctx.clock.now(), limits.expirySweepBatchMax));
-  return eachIsolated(ctx, 'refunds', due, async (payment) => {
-    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: payment.amountCents });
+  return sweepPayments(ctx, 'refunds', 'REFUND_PENDING', ctx.clock.now(), async (payment) => {
+    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: refundCents(payment) });
     if (!answer.refunded) return false;
-    await ctx.store.transaction(async (tx) => {
-      const current = await tx.payments.get(payment.paymentId);
-      const order = await tx.orders.get(payment.orderId);
-      if (current === null || order === null || current.status !== 'REFUND_PENDING') return;
-      const done = unwrap(completeRefund(current, order, ctx.clock.now()));
-      await tx.payments.save(done.payment, current.status);
-      if (done.order !== order) await tx.orders.save(done.order, order.status);
+    await withStaleRetries('payment', async () => {
+      const current = await ctx.store.getPayment(payment.paymentId);
+      const order = await ctx.store.getOrder(payment.orderId);
+      if (current === null || order === null || current.status !== 'REFUND_PENDING') return done(null);
+      const plan = unwrap(completeRefund(current, order));
+      const outcome = await ctx.store.completeRefund({ paymentId: current.paymentId, now: ctx.clock.now(), order: plan.order });
+      return outcome.ok ? done(null) : again(outcome);
     });
     return true;
   });
 }
 
-/**
- * Runs `work` for each payment. One that fails is counted and logged, and goes to the back of the
- * line (its updatedAt moves on), so payments that keep failing never crowd out the rest.
- */
+/** One bounded run over the payments in `status`, from where the last run of `pass` stopped. */
+function sweepPayments(
+  ctx: AppContext, pass: string, status: PaymentStatus, updatedBefore: number, work: (payment: Payment) => Promise<boolean>,
+): Promise<number> {
+  return sweepByKeyset(ctx, {
+    pass,
+    pageSize: limits.paymentSweepBatchMax,
+    pagesMax: limits.sweepPagesPerRunMax,
+    fetch: (after, limit) => ctx.store.paymentsByStatus(status, updatedBefore, after, limit),
+    positionOf: (payment) => ({ at: payment.updatedAt, id: payment.paymentId }),
+    handle: (page) => eachIsolated(ctx, pass, page, work),
+  });
+}
+
+/** Runs `work` for each payment. One that fails is counted and logged, and the pass goes on. */
 async function eachIsolated(ctx: AppContext, job: string, payments: readonly Payment[], work: (payment: Payment) => Promise<boolean>): Promise<number> {
   let done = 0;
   for (const payment of payments) {
@@ -116,10 +158,6 @@ async function eachIsolated(ctx: AppContext, job: string, payments: readonly Pay
       if (await work(payment)) done++;
     } catch (error) {
       ctx.telemetry.jobFailed(job, error);
-      await ctx.store.transaction((tx) => tx.payments.save({ ...payment, updatedAt: ctx.clock.now() }, payment.status))
-        .catch((moved: unknown) => {
-          if (!(moved instanceof StoreConflictError)) ctx.telemetry.jobFailed(job, moved); // a conflict: it moved on meanwhile
-        });
     }
   }
   return done;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Seat, SeatPosition, SeatStatus, Show } from '../domain/index.js';
-import type { BookingStore } from '../ports/store.js';
+import type { SeatPosition, SeatStatus, SectionKind, Show } from '../domain/index.js';
+import type { InventoryChanges, SeatChange, SeatMapLoad, Store } from '../ports/engine/index.js';
+import { SeatFeed } from './seat-feed.js';
 
 const statusCodes: readonly SeatStatus[] = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'];
 const statusIndex = new Map(statusCodes.map((s, i) => [s, i]));
@@ -13,6 +14,15 @@ const compactChars = 'AHSR';
 const missingShowTtlMs = 1_000;
 const missingShowsMax = 10_000;
 
+interface SectionState {
+  readonly id: string;
+  readonly kind: SectionKind;
+  readonly counted: boolean;
+  readonly capacity: number;
+  /** Counted sections: the stock left. Sections sold by seat: seats AVAILABLE. */
+  available: number;
+}
+
 interface ShowSeats {
   readonly show: Show;
   readonly seatIds: readonly string[];
@@ -20,6 +30,7 @@ interface ShowSeats {
   readonly index: ReadonlyMap<string, number>;
   readonly statuses: Uint8Array;
   readonly versions: Uint32Array;
+  readonly sections: ReadonlyMap<string, SectionState>;
   /** JSON of each seat up to its status value, so a snapshot is one concatenation. */
   readonly jsonPrefixes: readonly string[];
   version: number;
@@ -33,22 +44,31 @@ export interface Snapshot {
   readonly compactJson: string;
 }
 
+export interface Availability {
+  readonly version: number;
+  readonly sections: { id: string; kind: SectionKind; capacity: number; available: number }[];
+}
+
 /**
- * The read model of every show's seats, kept in memory so a rush of seat-map reads never touches
- * the store. It is fed by the booking services after each commit; every seat carries its version,
- * so a late or repeated update can never roll a seat back.
+ * The read model of every show's seats and counted stock, kept in memory so a rush of seat-map
+ * reads never touches the store. It is fed with the `changes` each store operation returns; every
+ * seat carries its version, so a late or repeated seat change can never roll a seat back, and
+ * stock changes are deltas applied once per committed operation.
  */
 export class SeatMapCache {
   private readonly shows = new Map<string, ShowSeats>();
   private readonly loading = new Map<string, Promise<ShowSeats | null>>();
-  private readonly pending = new Map<string, Seat[]>();
+  private readonly pending = new Map<string, InventoryChanges[]>();
   /** Show id -> until when it is known not to exist. */
   private readonly missing = new Map<string, number>();
   /** Distinguishes ETags across restarts, when versions start again from zero. */
-  private readonly epoch: string;
+  readonly epoch: string;
+  /** Every change applied here, in order, for the live streams (GET /shows/{id}/events). */
+  readonly feed: SeatFeed;
 
-  constructor(private readonly store: BookingStore, private readonly now: () => number, epochSeed: string) {
+  constructor(private readonly store: Pick<Store, 'loadSeatMap'> & Partial<Pick<Store, 'availability'>>, private readonly now: () => number, epochSeed: string) {
     this.epoch = createHash('sha256').update(epochSeed).digest('hex').slice(0, 8);
+    this.feed = new SeatFeed(now);
   }
 
   async get(showId: string): Promise<ShowSeats | null> {
@@ -67,13 +87,13 @@ export class SeatMapCache {
     return (await this.get(showId))?.show ?? null;
   }
 
-  /** Seats changed by a committed unit of work. */
-  apply(seats: readonly Seat[]): void {
-    for (const seat of seats) {
-      const entry = this.shows.get(seat.showId);
-      if (entry !== undefined) this.applyOne(entry, seat);
-      else if (this.loading.has(seat.showId)) this.bufferWhileLoading(seat);
-    }
+  /** What a committed store operation changed. */
+  apply(changes: InventoryChanges | null): void {
+    if (changes === null || (changes.seats.length === 0 && changes.stock.length === 0)) return;
+    const entry = this.shows.get(changes.showId);
+    if (entry !== undefined) {
+      if (this.applyChanges(entry, changes)) this.feed.changed(changes.showId);
+    } else this.pending.get(changes.showId)?.push(changes);
   }
 
   async snapshot(showId: string): Promise<Snapshot | null> {
@@ -81,6 +101,14 @@ export class SeatMapCache {
     if (entry === null) return null;
     if (entry.snapshot?.version !== entry.version) entry.snapshot = this.render(entry);
     return entry.snapshot;
+  }
+
+  /** Every section's capacity and what is left of it, at the read model's version. */
+  availability(entry: ShowSeats): Availability {
+    return {
+      version: entry.version,
+      sections: [...entry.sections.values()].map((s) => ({ id: s.id, kind: s.kind, capacity: s.capacity, available: Math.max(0, s.available) })),
+    };
   }
 
   /** False as soon as one seat is known taken: lets a doomed hold fail without touching the store. */
@@ -91,8 +119,10 @@ export class SeatMapCache {
     });
   }
 
-  positions(entry: ShowSeats): SeatPosition[] {
-    return entry.positions.map((p, i) => ({ ...p, available: entry.statuses[i] === 0 }));
+  /** Known counted stock below `quantity`: lets a doomed units claim fail without touching the store. */
+  stockBelow(entry: ShowSeats, sectionId: string, quantity: number): boolean {
+    const section = entry.sections.get(sectionId);
+    return section !== undefined && section.counted && section.available < quantity;
   }
 
   /** Where the given seats are; unknown ids are left out. */
@@ -112,20 +142,36 @@ export class SeatMapCache {
 
   private async load(showId: string): Promise<ShowSeats | null> {
     this.pending.set(showId, []);
-    const loaded = await this.store.read(async (r) => {
-      const show = await r.shows.get(showId);
-      return show === null ? null : { show, seats: await r.seats.listByShow(showId) };
+    const loaded: SeatMapLoad | null = await this.store.loadSeatMap(showId).catch((error: unknown) => {
+      this.pending.delete(showId);
+      throw error;
     });
+    // Changes committed while loading may or may not be in what was read: seat changes carry
+    // versions (applied only if newer); stock is taken as read (its deltas would count twice).
     const buffered = this.pending.get(showId) ?? [];
     this.pending.delete(showId);
     if (loaded === null) {
       this.rememberMissing(showId);
       return null;
     }
-    const entry = buildEntry(loaded.show, loaded.seats);
-    for (const seat of buffered) this.applyOne(entry, seat);
+    const entry = buildEntry(loaded);
+    for (const changes of buffered) for (const seat of changes.seats) this.applySeat(entry, seat);
     this.shows.set(showId, entry);
+    // Stock moved while loading: whether the load saw it is unknown, so the counts are read again
+    // (changes arriving from now on apply to the entry as deltas, on top of what this read sees or not:
+    // a read racing them can be off by them until the next such resync, which is rare and bounded).
+    if (buffered.some((c) => c.stock.length > 0)) void this.resyncStock(entry).catch(() => undefined);
     return entry;
+  }
+
+  private async resyncStock(entry: ShowSeats): Promise<void> {
+    const sections = await this.store.availability?.(entry.show.showId);
+    for (const read of sections ?? []) {
+      const section = entry.sections.get(read.sectionId);
+      if (section === undefined || !section.counted || section.available === read.available) continue;
+      section.available = read.available;
+      entry.version++;
+    }
   }
 
   /** A show created after its id was looked up (only possible across nodes) is found again at once. */
@@ -140,16 +186,34 @@ export class SeatMapCache {
     this.missing.set(showId, this.now() + missingShowTtlMs);
   }
 
-  private bufferWhileLoading(seat: Seat): void {
-    this.pending.get(seat.showId)?.push(seat);
+  /** True when anything really changed (a late or repeated seat change is ignored). */
+  private applyChanges(entry: ShowSeats, changes: InventoryChanges): boolean {
+    let changed = false;
+    for (const seat of changes.seats) changed = this.applySeat(entry, seat) || changed;
+    for (const stock of changes.stock) {
+      const section = entry.sections.get(stock.sectionId);
+      if (section === undefined || !section.counted || stock.delta === 0) continue;
+      section.available = Math.min(section.capacity, section.available + stock.delta);
+      entry.version++;
+      // Counted stock has no seat to show; the live log keeps its version so streams stay continuous.
+      this.feed.recordStock(entry.show.showId, entry.version);
+      changed = true;
+    }
+    return changed;
   }
 
-  private applyOne(entry: ShowSeats, seat: Seat): void {
+  private applySeat(entry: ShowSeats, seat: SeatChange): boolean {
     const i = entry.index.get(seat.seatId);
-    if (i === undefined || (entry.versions[i] as number) >= seat.version) return;
+    if (i === undefined || (entry.versions[i] as number) >= seat.version) return false;
+    const before = entry.statuses[i] as number;
+    const after = statusIndex.get(seat.status) ?? 0;
     entry.versions[i] = seat.version;
-    entry.statuses[i] = statusIndex.get(seat.status) ?? 0;
+    entry.statuses[i] = after;
+    const section = entry.sections.get((entry.positions[i] as Omit<SeatPosition, 'available'>).section);
+    if (section !== undefined && !section.counted && before !== after) section.available += (after === 0 ? 1 : 0) - (before === 0 ? 1 : 0);
     entry.version++;
+    this.feed.record(entry.show.showId, i, after, entry.version);
+    return true;
   }
 
   private render(entry: ShowSeats): Snapshot {
@@ -161,7 +225,8 @@ export class SeatMapCache {
       compact += compactChars[code];
     }
     const { version } = entry;
-    const head = `{"showId":${JSON.stringify(entry.show.showId)},"version":${version}`;
+    const sections = JSON.stringify(this.availability(entry).sections);
+    const head = `{"showId":${JSON.stringify(entry.show.showId)},"version":${version},"sections":${sections}`;
     return {
       version,
       etag: `"${this.epoch}-${version}"`,
@@ -171,23 +236,29 @@ export class SeatMapCache {
   }
 }
 
-function buildEntry(show: Show, seats: readonly Seat[]): ShowSeats {
+function buildEntry(loaded: SeatMapLoad): ShowSeats {
+  const { show, seats } = loaded;
   const statuses = new Uint8Array(seats.length);
   const versions = new Uint32Array(seats.length);
   seats.forEach((s, i) => {
     statuses[i] = statusIndex.get(s.status) ?? 0;
     versions[i] = s.version;
   });
+  const prices = new Map(show.seatMap.sections.map((s) => [s.id, s.priceCents]));
+  const sections = new Map<string, SectionState>(loaded.sections.map((s) => [s.sectionId, {
+    id: s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity, available: s.available,
+  }]));
   return {
     show,
     seatIds: seats.map((s) => s.seatId),
-    positions: seats.map(({ seatId, section, row, number }) => ({ seatId, section, row, number })),
+    positions: seats.map(({ seatId, section, row, number, accessible }) => ({ seatId, section, row, number, accessible })),
     index: new Map(seats.map((s, i) => [s.seatId, i])),
     statuses,
     versions,
+    sections,
     jsonPrefixes: seats.map(
       (s) =>
-        `{"seatId":${JSON.stringify(s.seatId)},"section":${JSON.stringify(s.section)},"row":${s.row},"number":${s.number},"priceCents":${s.priceCents},"status":"`,
+        `{"seatId":${JSON.stringify(s.seatId)},"section":${JSON.stringify(s.section)},"row":${s.row},"number":${s.number},"priceCents":${prices.get(s.section) ?? 0},"accessible":${s.accessible},"status":"`,
     ),
     version: 0,
     snapshot: null,

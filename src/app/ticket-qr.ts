@@ -17,7 +17,8 @@ const prefix = 'TR1';
 export const qrLengthMax = 1024;
 
 export function encodeTicketQr(signer: TicketSigner, ticket: Ticket): string {
-  const claims: TicketClaims = { tid: ticket.ticketId, code: ticket.code, show: ticket.showId, seat: ticket.seatId };
+  // General admission tickets name no seat: the claim is then empty.
+  const claims: TicketClaims = { tid: ticket.ticketId, code: ticket.code, show: ticket.showId, seat: ticket.seatId ?? '' };
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
   const signed = `${prefix}.${body}`;
   return `${signed}.${signer.sign(signed)}`;
@@ -29,6 +30,9 @@ export function decodeTicketQr(signer: TicketSigner, qr: string): TicketClaims |
   const parts = qr.split('.');
   if (parts.length !== 3 || parts[0] !== prefix) return null;
   const [, body, signature] = parts as [string, string, string];
+  // One ticket, one spelling: Node's decoder forgives padding, stray characters, the standard
+  // alphabet and unused trailing bits, so many strings would verify as the same signature.
+  if (!isCanonicalBase64url(body) || !isCanonicalBase64url(signature)) return null;
   if (!signer.verify(`${prefix}.${body}`, signature)) return null;
   try {
     const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Partial<TicketClaims>;
@@ -37,4 +41,11 @@ export function decodeTicketQr(signer: TicketSigner, qr: string): TicketClaims |
   } catch {
     return null;
   }
+}
+
+const base64urlAlphabet = /^[A-Za-z0-9_-]+$/;
+
+/** Strict base64url without padding, in its canonical form: decoding and encoding again gives the same text. */
+function isCanonicalBase64url(text: string): boolean {
+  return base64urlAlphabet.test(text) && Buffer.from(text, 'base64url').toString('base64url') === text;
 }

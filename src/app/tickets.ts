@@ -1,22 +1,30 @@
-import { checkIn, issueTickets, limits, type CheckInOutcome, type Order, type Ticket } from '../domain/index.js';
-import type { Page } from '../ports/store.js';
+import { checkIn, limits, planTicketIssue, unitsOf, type CheckInOutcome, type DoorScan, type Order, type Ticket } from '../domain/index.js';
+import type { Page } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
+import { sweepByKeyset } from './keyset-sweep.js';
+import { again, done, withStaleRetries } from './stale-retry.js';
 import { decodeTicketQr, encodeTicketQr } from './ticket-qr.js';
 import { orderView, ticketView, type OrderView, type TicketView } from './views.js';
 
-/** Issues the tickets of a PAID order; a no-op for any other state, so retries are safe. */
+/**
+ * Issues the tickets of a PAID order in one store operation (seats of sections sold by quantity are
+ * picked there, at issue time); a no-op for any other state, so retries are safe.
+ */
 export async function issueOrderTickets(ctx: AppContext, orderId: string): Promise<number> {
-  const now = ctx.clock.now();
-  const issued = await ctx.store.transaction(async (tx) => {
-    const order = await tx.orders.get(orderId);
-    if (order === null || order.status !== 'PAID') return 0;
-    const seats = await tx.seats.getMany(order.showId, order.seatIds);
-    const identities = order.seatIds.map(() => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode() }));
-    const result = unwrap(issueTickets(order, seats, identities, now));
-    await tx.tickets.insertMany(result.tickets);
-    await tx.orders.save(result.order, order.status);
-    return result.tickets.length;
+  const issued = await withStaleRetries('order', async () => {
+    const order = await ctx.store.getOrder(orderId);
+    if (order === null || order.status !== 'PAID') return done(0);
+    const now = ctx.clock.now();
+    const identities = Array.from({ length: unitsOf(order.lines) }, () => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode() }));
+    const tickets = unwrap(planTicketIssue(order, identities, now));
+    const outcome = await ctx.store.issueTickets({ orderId, tickets, now });
+    if (outcome.ok) {
+      ctx.seatMaps.apply(outcome.changes);
+      return done(outcome.tickets.length);
+    }
+    if ('code' in outcome) throw new AppError('INVARIANT_VIOLATED', `section ${outcome.sectionId} has fewer free seats than order ${orderId} paid for`);
+    return again(outcome);
   });
   if (issued > 0) ctx.telemetry.ticketsIssued(issued);
   return issued;
@@ -27,39 +35,58 @@ export function issueTicketsSoon(ctx: AppContext, orderId: string): void {
   setImmediate(() => void issueOrderTickets(ctx, orderId).catch((error: unknown) => ctx.telemetry.jobFailed('issue-tickets', error)));
 }
 
-/** Safety net: every order PAID for longer than `olderThanMs` gets its tickets. */
+/**
+ * Safety net: every order PAID for longer than `olderThanMs` gets its tickets. An order that
+ * cannot be ticketed is counted and passed over, and each run goes on where the last one stopped,
+ * so it never keeps the orders behind it waiting.
+ */
 export async function sweepPaidOrders(ctx: AppContext, olderThanMs: number): Promise<number> {
   const before = ctx.clock.now() - olderThanMs;
-  const paid = await ctx.store.read((r) => r.orders.findByStatus('PAID', before, limits.ticketIssueBatchMax));
-  let issued = 0;
-  for (const order of paid) issued += await issueOrderTickets(ctx, order.orderId);
-  return issued;
+  return sweepByKeyset(ctx, {
+    pass: 'ticket-sweep',
+    pageSize: limits.ticketIssueBatchMax,
+    pagesMax: limits.sweepPagesPerRunMax,
+    fetch: (after, limit) => ctx.store.ordersByStatus('PAID', before, after, limit),
+    positionOf: (order) => ({ at: order.updatedAt, id: order.orderId }),
+    async handle(page) {
+      let issued = 0;
+      for (const order of page) {
+        try {
+          issued += await issueOrderTickets(ctx, order.orderId);
+        } catch (error) {
+          ctx.telemetry.jobFailed('ticket-sweep', error);
+        }
+      }
+      return issued;
+    },
+  });
 }
 
-export interface Viewer {
-  readonly userId: string;
-  readonly isAdmin: boolean;
-}
-
-/** Someone else's order or ticket is reported as missing, so ids cannot be probed. */
-export async function getOrderWithTickets(ctx: AppContext, viewer: Viewer, orderId: string): Promise<OrderView & { tickets: TicketView[] }> {
-  const { order, tickets } = await ctx.store.read(async (r) => ({ order: await r.orders.get(orderId), tickets: await r.tickets.listByOrder(orderId) }));
-  const visible = found(order !== null && (order.userId === viewer.userId || viewer.isAdmin) ? order : null, 'ORDER_NOT_FOUND', 'no such order');
+/**
+ * Someone else's order or ticket is reported as missing, so ids cannot be probed. An admin sees
+ * every order: the viewer's role is read from the store, in the same read, and only when the
+ * order is not their own, so a role given or withdrawn counts at once, whatever a token says.
+ */
+export async function getOrderWithTickets(ctx: AppContext, viewerUserId: string, orderId: string): Promise<OrderView & { tickets: TicketView[] }> {
+  const order = await ctx.store.getOrder(orderId);
+  const mayView = order !== null && (order.userId === viewerUserId || (await ctx.store.getUser(viewerUserId))?.role === 'ADMIN');
+  const tickets = mayView ? await ctx.store.ticketsByOrder(orderId) : [];
+  const visible = found(mayView ? order : null, 'ORDER_NOT_FOUND', 'no such order');
   return { ...orderView(visible), tickets: tickets.map((t) => view(ctx, t)) };
 }
 
 export async function listMyOrders(ctx: AppContext, userId: string, page: Page): Promise<OrderView[]> {
-  const orders: Order[] = await ctx.store.read((r) => r.orders.listByUser(userId, page));
+  const orders: Order[] = await ctx.store.listOrdersByUser(userId, page);
   return orders.map(orderView);
 }
 
 export async function listMyTickets(ctx: AppContext, userId: string, page: Page): Promise<TicketView[]> {
-  const tickets = await ctx.store.read((r) => r.tickets.listByUser(userId, page));
+  const tickets = await ctx.store.ticketsByUser(userId, page);
   return tickets.map((t) => view(ctx, t));
 }
 
 export async function getMyTicket(ctx: AppContext, userId: string, ticketId: string): Promise<TicketView> {
-  const ticket = await ctx.store.read((r) => r.tickets.get(ticketId));
+  const ticket = await ctx.store.getTicket(ticketId);
   return view(ctx, found(ticket?.userId === userId ? ticket : null, 'TICKET_NOT_FOUND', 'no such ticket'));
 }
 
@@ -71,20 +98,21 @@ export interface CheckInResult {
 }
 
 /** Door check-in: a forged or unknown code is TICKET_INVALID; a second use is TICKET_ALREADY_USED. */
-export async function checkInTicket(ctx: AppContext, qr: string, nonce: string | null): Promise<CheckInResult> {
+export async function checkInTicket(ctx: AppContext, qr: string, scan: DoorScan): Promise<CheckInResult> {
   const claims = decodeTicketQr(ctx.signer, qr);
   if (claims === null) {
     ctx.telemetry.checkIn('TICKET_INVALID');
     throw new AppError('TICKET_INVALID', 'this code is not a genuine ticket');
   }
-  const now = ctx.clock.now();
   try {
-    const result = await ctx.store.transaction(async (tx) => {
-      const ticket = await tx.tickets.get(claims.tid);
+    const result = await withStaleRetries('ticket', async () => {
+      const ticket = await ctx.store.getTicket(claims.tid);
       if (ticket === null || ticket.code !== claims.code) throw new AppError('TICKET_INVALID', 'this code is not a genuine ticket');
-      const checked = unwrap(checkIn(ticket, nonce, now));
-      if (checked.outcome === 'ADMITTED') await tx.tickets.save(checked.ticket, ticket.status);
-      return checked;
+      const checked = unwrap(checkIn(ticket, scan, ctx.clock.now()));
+      if (checked.outcome !== 'ADMITTED') return done(checked);
+      // Two stewards scanning at once: one admits, the other re-reads and is told it was used.
+      const outcome = await ctx.store.checkIn({ ticket: checked.ticket, expectedStatus: ticket.status });
+      return outcome.ok ? done({ ...checked, ticket: outcome.ticket }) : again(outcome);
     });
     ctx.telemetry.checkIn(result.outcome);
     return { outcome: result.outcome, ticket: view(ctx, result.ticket) };

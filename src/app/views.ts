@@ -1,12 +1,19 @@
-import type { Hold, Order, Ticket } from '../domain/index.js';
+import { seatIdsOf, type Hold, type Order, type ReservationLine, type Ticket } from '../domain/index.js';
 
 /** What the API shows of each record. Times cross the edge as ISO 8601. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** A line as the API shows it. */
+export type LineView = { kind: 'SEATS'; sectionId: string; seatIds: string[] } | { kind: 'UNITS'; sectionId: string; quantity: number };
+const lineViews = (lines: readonly ReservationLine[]): LineView[] =>
+  lines.map((l) => (l.kind === 'SEATS' ? { kind: 'SEATS', sectionId: l.sectionId, seatIds: [...l.seatIds] } : { kind: 'UNITS', sectionId: l.sectionId, quantity: l.quantity }));
+
 export interface HoldView {
   holdId: string;
   showId: string;
+  /** The specific seats held (none for units of a counted section: see lines). */
   seatIds: string[];
+  lines: LineView[];
   totalPriceCents: number;
   status: Hold['status'];
   expiresAt: string;
@@ -16,7 +23,8 @@ export interface HoldView {
 export const holdView = (h: Hold): HoldView => ({
   holdId: h.holdId,
   showId: h.showId,
-  seatIds: [...h.seatIds],
+  seatIds: seatIdsOf(h.lines),
+  lines: lineViews(h.lines),
   totalPriceCents: h.totalPriceCents,
   status: h.status,
   expiresAt: iso(h.expiresAt),
@@ -28,6 +36,7 @@ export interface OrderView {
   showId: string;
   holdId: string;
   seatIds: string[];
+  lines: LineView[];
   status: Order['status'];
   amountCents: number;
   paymentId: string | null;
@@ -39,7 +48,8 @@ export const orderView = (o: Order): OrderView => ({
   orderId: o.orderId,
   showId: o.showId,
   holdId: o.holdId,
-  seatIds: [...o.seatIds],
+  seatIds: seatIdsOf(o.lines),
+  lines: lineViews(o.lines),
   status: o.status,
   amountCents: o.amountCents,
   paymentId: o.paymentId,
@@ -51,7 +61,9 @@ export interface TicketView {
   ticketId: string;
   orderId: string;
   showId: string;
-  seatId: string;
+  sectionId: string;
+  /** null for general admission. */
+  seatId: string | null;
   code: string;
   status: Ticket['status'];
   issuedAt: string;
@@ -63,6 +75,7 @@ export const ticketView = (t: Ticket, qr: string): TicketView => ({
   ticketId: t.ticketId,
   orderId: t.orderId,
   showId: t.showId,
+  sectionId: t.sectionId,
   seatId: t.seatId,
   code: t.code,
   status: t.status,

@@ -1,4 +1,4 @@
-import type { SeatMapSpec } from './show.js';
+import type { SeatMapSpec, SeatedSectionSpec } from './show.js';
 
 /** The minimum a seat chooser needs to know about a seat. */
 export interface SeatPosition {
@@ -7,16 +7,7 @@ export interface SeatPosition {
   readonly row: number;
   readonly number: number;
   readonly available: boolean;
-}
-
-export interface BestAvailableRequest {
-  readonly quantity: number;
-  /** Only seats of this section. */
-  readonly section?: string;
-  /** Allow scattered seats when no run of `quantity` adjacent seats is free. */
-  readonly allowSplit?: boolean;
-  /** The point to sit nearest; the front-centre of each section when absent. */
-  readonly near?: SeatPoint;
+  readonly accessible: boolean;
 }
 
 export interface SeatPoint {
@@ -25,31 +16,105 @@ export interface SeatPoint {
   readonly number: number;
 }
 
+export interface BestAvailableRequest {
+  readonly quantity: number;
+  /**
+   * Only seats of this section (any SEATED section, whatever it sells by: issuing tickets of a
+   * sellBy QUANTITY section uses the chooser too). When absent: seats of SEATED sections sold by SEAT.
+   */
+  readonly section?: string;
+  /** The point to sit nearest; the front-centre of each section when absent. */
+  readonly near?: SeatPoint;
+  /** Only a run of `quantity` side-by-side seats in one row; otherwise scattered seats are allowed when no run is left. */
+  readonly adjacentOnly: boolean;
+  /** At least this many of the chosen seats must be accessible. */
+  readonly accessibleMin?: number;
+}
+
 export interface BestAvailableChoice {
   readonly seatIds: string[];
+  /** The seats sit side by side in one row. */
   readonly adjacent: boolean;
+  /**
+   * How good the choice is, lower is better, in the units of RowRef.minDistance: an orphan-free
+   * run scores its distance; a run that strands a seat adds orphanPenalty per orphan; scattered
+   * seats add scatteredPenalty. A choice whose score is <= the minDistance of every row not read
+   * yet cannot be beaten by reading more rows.
+   */
+  readonly score: number;
+}
+
+/** A row of a seated section, with a lower bound of the score of any choice in it. */
+export interface RowRef {
+  readonly section: string;
+  readonly row: number;
+  readonly minDistance: number;
+}
+
+/** Added per stranded seat: above any distance, so an orphan-free run anywhere wins. */
+export const orphanPenalty = 1e9;
+/** Added to scattered picks: above any run's score. */
+export const scatteredPenalty = 1e12;
+
+/** Seats outside the preferred point's section come after every seat inside it. */
+const otherSectionPenalty = 1_000_000;
+
+function seatedSections(seatMap: SeatMapSpec, section: string | undefined): SeatedSectionSpec[] {
+  return seatMap.sections.filter((s): s is SeatedSectionSpec =>
+    s.kind === 'SEATED' && (section === undefined ? s.sellBy === 'SEAT' : s.id === section));
 }
 
 /**
- * Picks `quantity` seats nearest the preferred point (by default the front-centre of their
- * section): first the best run of adjacent free seats in one row, preferring runs that leave no
- * single orphan seat behind; scattered seats only when the buyer allows it.
+ * The rows a best-available choice may use, nearest the preferred point first (ties: seat-map
+ * order, then row). A row's place is the distance of its nearest possible seat, so reading rows in
+ * this order and stopping early never skips a nearer seat. Adapters read the free seats of a
+ * bounded number of these rows at a time (limits.bestAvailableRowsMax): the cost of a choice grows
+ * with the rows it looks at, not with the size of the show.
  */
-export function chooseBestAvailable(
-  seatMap: SeatMapSpec,
-  seats: readonly SeatPosition[],
-  request: BestAvailableRequest,
-): BestAvailableChoice | null {
-  const widths = new Map(seatMap.sections.map((s) => [s.id, s.seatsPerRow]));
+export function candidateRows(seatMap: SeatMapSpec, request: Pick<BestAvailableRequest, 'section' | 'near'>): RowRef[] {
+  const rows: { ref: RowRef; distance: number; order: number }[] = [];
+  let order = 0;
+  for (const section of seatedSections(seatMap, request.section)) {
+    for (let row = 1; row <= section.rows; row++) {
+      const distance = rowDistance(section.id, row, request.near);
+      rows.push({ ref: { section: section.id, row, minDistance: distance }, distance, order: order++ });
+    }
+  }
+  rows.sort((a, b) => a.distance - b.distance || a.order - b.order);
+  return rows.map((r) => r.ref);
+}
+
+function rowDistance(section: string, row: number, near: SeatPoint | undefined): number {
+  if (near !== undefined && section === near.section) return Math.abs(row - near.row) * 2;
+  return (near === undefined ? 0 : otherSectionPenalty) + (row - 1) * 2;
+}
+
+/**
+ * Picks `quantity` seats among `seats` (typically the free seats of a window of candidateRows):
+ * 1. the best run of side-by-side free seats in one row: first one that leaves no single orphan
+ *    seat (a free seat alone between taken seats or a wall) when such a run exists (seats.io's
+ *    rule), then nearest the preferred point (by default its section's front-centre);
+ * 2. scattered seats, nearest first, only when no run is left and the buyer allows it.
+ * With accessibleMin k, a choice must contain at least k accessible seats.
+ * Pure; linear in the seats given (times quantity).
+ */
+export function chooseBestAvailable(seatMap: SeatMapSpec, seats: readonly SeatPosition[], request: BestAvailableRequest): BestAvailableChoice | null {
+  const sections = seatedSections(seatMap, request.section);
+  const widths = new Map(sections.map((s) => [s.id, s.seatsPerRow]));
   const distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>): number => distanceFrom(seat, widths, request.near);
-  const candidates = seats.filter((s) => s.available && (request.section === undefined || s.section === request.section));
-  if (candidates.length < request.quantity) return null;
-  const run = bestAdjacentRun(candidates, distance, request.quantity);
-  if (run !== null) return { seatIds: run, adjacent: true };
-  if (request.allowSplit !== true) return null;
+  const candidates = seats.filter((s) => s.available && widths.has(s.section));
+  const accessibleMin = request.accessibleMin ?? 0;
+  if (candidates.length < request.quantity || request.quantity < 1) return null;
+  if (accessibleMin > 0 && candidates.filter((s) => s.accessible).length < accessibleMin) return null;
+  const run = bestAdjacentRun(candidates, distance, request.quantity, accessibleMin);
+  if (run !== null) return { seatIds: run.ids, adjacent: true, score: run.orphans * orphanPenalty + run.distance };
+  if (request.adjacentOnly) return null;
   const nearest = [...candidates].sort((a, b) => distance(a) - distance(b) || a.seatId.localeCompare(b.seatId));
-  const picked = nearest.slice(0, request.quantity);
-  return { seatIds: picked.map((s) => s.seatId), adjacent: formsAdjacentRun(picked) };
+  const accessible = nearest.filter((s) => s.accessible).slice(0, accessibleMin);
+  const rest = nearest.filter((s) => !accessible.includes(s)).slice(0, request.quantity - accessible.length);
+  const picked = [...accessible, ...rest].sort((a, b) => distance(a) - distance(b) || a.seatId.localeCompare(b.seatId));
+  const farthest = picked.reduce((max, s) => Math.max(max, distance(s)), 0);
+  return { seatIds: picked.map((s) => s.seatId), adjacent: formsAdjacentRun(picked), score: scatteredPenalty + farthest };
 }
 
 /** True when the seats are side by side: one row of one section, consecutive numbers. */
@@ -61,9 +126,6 @@ export function formsAdjacentRun(seats: readonly Pick<SeatPosition, 'section' | 
   return numbers.every((n, i) => i === 0 || n === (numbers[i - 1] ?? n) + 1);
 }
 
-/** Seats outside the preferred point's section come after every seat inside it. */
-const otherSectionPenalty = 1_000_000;
-
 function distanceFrom(seat: Pick<SeatPosition, 'section' | 'row' | 'number'>, widths: ReadonlyMap<string, number>, near: SeatPoint | undefined): number {
   // Rows weigh more than seats: one row further is worse than two seats off-centre.
   if (near !== undefined && seat.section === near.section) return Math.abs(seat.row - near.row) * 2 + Math.abs(seat.number - near.number);
@@ -74,7 +136,18 @@ function distanceFrom(seat: Pick<SeatPosition, 'section' | 'row' | 'number'>, wi
 
 type Distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>) => number;
 
-function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number): string[] | null {
+interface Scored {
+  readonly block: readonly SeatPosition[];
+  readonly start: number;
+  readonly orphans: number;
+  readonly distance: number;
+}
+
+/**
+ * The best run over every block of consecutive free seats. Runs are compared without building
+ * them (this is the hot path of a herd): only the winner is sliced out at the end.
+ */
+function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number, accessibleMin: number): { ids: string[]; orphans: number; distance: number } | null {
   const rows = new Map<string, SeatPosition[]>();
   for (const seat of candidates) {
     const key = `${seat.section}\u0000${seat.row}`;
@@ -82,17 +155,32 @@ function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance
     if (row === undefined) rows.set(key, [seat]);
     else row.push(seat);
   }
-  let best: { ids: string[]; score: number } | null = null;
+  let best: Scored | null = null;
   for (const row of rows.values()) {
     row.sort((a, b) => a.number - b.number);
     for (const block of freeBlocks(row)) {
+      if (block.length < quantity) continue;
+      // accessible[i] = accessible seats among block[0..i), so a run's count is one subtraction.
+      const accessible = accessibleMin > 0 ? prefixAccessible(block) : null;
       for (let start = 0; start + quantity <= block.length; start++) {
-        const score = runScore(block, start, quantity, distance);
-        if (best === null || score < best.score) best = { ids: block.slice(start, start + quantity).map((s) => s.seatId), score };
+        if (accessible !== null && (accessible[start + quantity] as number) - (accessible[start] as number) < accessibleMin) continue;
+        const first = block[start] as SeatPosition;
+        const last = block[start + quantity - 1] as SeatPosition;
+        const rightGap = block.length - (start + quantity);
+        const orphans = (start === 1 ? 1 : 0) + (rightGap === 1 ? 1 : 0);
+        const runDistance = distance({ section: first.section, row: first.row, number: (first.number + last.number) / 2 });
+        if (best === null || orphans < best.orphans || (orphans === best.orphans && runDistance < best.distance)) best = { block, start, orphans, distance: runDistance };
       }
     }
   }
-  return best?.ids ?? null;
+  if (best === null) return null;
+  return { ids: best.block.slice(best.start, best.start + quantity).map((s) => s.seatId), orphans: best.orphans, distance: best.distance };
+}
+
+function prefixAccessible(block: readonly SeatPosition[]): number[] {
+  const counts = [0];
+  for (const seat of block) counts.push((counts.at(-1) as number) + (seat.accessible ? 1 : 0));
+  return counts;
 }
 
 /** Splits a sorted row of free seats into blocks of consecutive seat numbers. */
@@ -105,17 +193,4 @@ function freeBlocks(row: readonly SeatPosition[]): SeatPosition[][] {
     else blocks.push([seat]);
   }
   return blocks;
-}
-
-const orphanPenalty = 1_000;
-
-function runScore(block: readonly SeatPosition[], start: number, quantity: number, distance: Distance): number {
-  const first = block[start];
-  const last = block[start + quantity - 1];
-  if (first === undefined || last === undefined) return Number.POSITIVE_INFINITY;
-  const middle = { section: first.section, row: first.row, number: (first.number + last.number) / 2 };
-  const leftGap = start;
-  const rightGap = block.length - (start + quantity);
-  const orphans = (leftGap === 1 ? 1 : 0) + (rightGap === 1 ? 1 : 0);
-  return distance(middle) + orphans * orphanPenalty;
 }

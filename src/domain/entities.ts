@@ -1,3 +1,4 @@
+import type { ReservationLine } from './reservation.js';
 import type { HoldStatus, OrderStatus, PaymentStatus, TicketStatus } from './states.js';
 
 export type Role = 'BUYER' | 'STAFF' | 'ADMIN';
@@ -15,7 +16,8 @@ export interface Hold {
   readonly holdId: string;
   readonly showId: string;
   readonly userId: string;
-  readonly seatIds: readonly string[];
+  /** What the hold takes: specific seats, or a quantity of a counted section (see reservation.ts). */
+  readonly lines: readonly ReservationLine[];
   readonly totalPriceCents: number;
   readonly status: HoldStatus;
   readonly createdAt: number;
@@ -30,7 +32,8 @@ export interface Order {
   readonly showId: string;
   readonly holdId: string;
   readonly idempotencyKey: string;
-  readonly seatIds: readonly string[];
+  /** The hold's lines, copied when the order is opened. */
+  readonly lines: readonly ReservationLine[];
   readonly amountCents: number;
   readonly status: OrderStatus;
   readonly paymentId: string | null;
@@ -44,6 +47,11 @@ export interface Payment {
   readonly amountCents: number;
   readonly status: PaymentStatus;
   readonly updatedAt: number;
+  /**
+   * What the provider reported taking, set only when it differs from amountCents (an anomaly):
+   * a refund returns this, the money that really arrived.
+   */
+  readonly receivedCents?: number;
 }
 
 export interface Ticket {
@@ -51,11 +59,17 @@ export interface Ticket {
   readonly orderId: string;
   readonly userId: string;
   readonly showId: string;
-  readonly seatId: string;
+  readonly sectionId: string;
+  /** The seat it admits to; null for general admission. */
+  readonly seatId: string | null;
   readonly code: string;
   readonly status: TicketStatus;
   readonly issuedAt: number;
   readonly usedAt: number | null;
   /** The scanner's nonce of the check-in, so a retried scan is recognised as the same one. */
   readonly checkInNonce: string | null;
+  /** Who admitted the ticket, and at which gate and on which device when the scanner said: a nonce is only the same scan from the same steward, gate and device. */
+  readonly checkedInBy: string | null;
+  readonly checkInGate: string | null;
+  readonly checkInDevice: string | null;
 }

@@ -1,81 +1,51 @@
 import type { Hold } from './entities.js';
 import { limits } from './limits.js';
 import { fail, ok, type Result } from './result.js';
-import { saleWindow, type Seat, type Show } from './show.js';
-import { holdMachine, seatMachine, type HoldEvent } from './states.js';
+import { saleWindow, type Show } from './show.js';
+import { holdMachine, type HoldEvent } from './states.js';
 
-export interface PlaceHoldInput {
-  readonly show: Show;
-  readonly holdId: string;
-  readonly userId: string;
-  readonly requestedSeatIds: readonly string[];
-  /** The current state of the requested seats that exist (missing ones are absent). */
-  readonly seats: readonly Seat[];
+export interface ClaimRequestInput {
+  readonly show: Pick<Show, 'saleStartsAt' | 'saleEndsAt'>;
+  /** Units the claim asks for (seats listed, or the quantity). */
+  readonly units: number;
+  /** The seats listed, when the buyer names them. */
+  readonly seatIds?: readonly string[];
   readonly holdSeconds: number;
   readonly holdSecondsMax: number;
   readonly now: number;
 }
 
-export interface HoldChange {
-  readonly hold: Hold;
-  readonly seats: Seat[];
-}
-
-/** All or nothing: every requested seat becomes HELD by the new hold, or nothing changes. */
-export function placeHold(input: PlaceHoldInput): Result<HoldChange> {
-  const { show, requestedSeatIds, now } = input;
-  if (saleWindow(show, now).status !== 'ON_SALE') return fail('SALE_NOT_OPEN', 'the sale for this show is not open');
-  if (requestedSeatIds.length === 0) return fail('NOT_ENOUGH_SEATS', 'a hold needs at least one seat');
-  if (requestedSeatIds.length > limits.seatsPerHoldMax) {
+/**
+ * What the application checks before asking the store to claim anything: the sale is open, the
+ * claim is between one unit and the per-hold bound, no seat is listed twice, the hold's duration is
+ * within policy. Returns when the hold would expire. What is free, and the per-buyer limit, are
+ * decided by the store's claim operation against the current state.
+ */
+export function checkClaimRequest(input: ClaimRequestInput): Result<{ expiresAt: number }> {
+  const { now } = input;
+  if (saleWindow(input.show, now).status !== 'ON_SALE') return fail('SALE_NOT_OPEN', 'the sale for this show is not open');
+  if (!Number.isInteger(input.units) || input.units < 1) return fail('NOT_ENOUGH_SEATS', 'a hold needs at least one seat');
+  if (input.units > limits.seatsPerHoldMax) {
     return fail('TOO_MANY_SEATS', `a hold may take at most ${limits.seatsPerHoldMax} seats`, { max: limits.seatsPerHoldMax });
   }
-  if (new Set(requestedSeatIds).size !== requestedSeatIds.length) return fail('DUPLICATE_SEAT', 'a seat is listed twice');
+  if (input.seatIds !== undefined && new Set(input.seatIds).size !== input.seatIds.length) return fail('DUPLICATE_SEAT', 'a seat is listed twice');
   const ttl = input.holdSeconds;
   if (!Number.isInteger(ttl) || ttl < limits.holdTtlSecondsMin || ttl > input.holdSecondsMax) {
     return fail('INVALID_HOLD_DURATION', `holdSeconds must be between ${limits.holdTtlSecondsMin} and ${input.holdSecondsMax}`);
   }
-  const byId = new Map(input.seats.map((s) => [s.seatId, s]));
-  const missing = requestedSeatIds.filter((id) => !byId.has(id));
-  if (missing.length > 0) return fail('SEAT_NOT_FOUND', 'some seats do not exist in this show', { seatIds: missing });
-  const taken = requestedSeatIds.filter((id) => byId.get(id)?.status !== 'AVAILABLE');
-  if (taken.length > 0) return fail('SEAT_UNAVAILABLE', 'some seats are no longer available', { seatIds: taken });
-
-  const seats: Seat[] = [];
-  for (const id of requestedSeatIds) {
-    const seat = byId.get(id) as Seat;
-    const next = seatMachine.transition(seat.status, 'HOLD');
-    if (!next.ok) return next;
-    seats.push({ ...seat, status: next.value, holdId: input.holdId, version: seat.version + 1 });
-  }
-  const hold: Hold = {
-    holdId: input.holdId,
-    showId: show.showId,
-    userId: input.userId,
-    seatIds: [...requestedSeatIds],
-    totalPriceCents: seats.reduce((sum, s) => sum + s.priceCents, 0),
-    status: 'ACTIVE',
-    createdAt: now,
-    expiresAt: now + ttl * 1000,
-    extensions: 0,
-  };
-  return ok({ hold, seats });
+  return ok({ expiresAt: now + ttl * 1000 });
 }
 
-/** Ends an ACTIVE hold (EXPIRE or RELEASE) and frees every seat it still holds. */
-export function lapseHold(hold: Hold, seats: readonly Seat[], event: Extract<HoldEvent, 'EXPIRE' | 'RELEASE'>): Result<HoldChange> {
-  const status = holdMachine.transition(hold.status, event);
-  if (!status.ok) return status;
-  const freed: Seat[] = [];
-  for (const seat of seats) {
-    if (seat.holdId !== hold.holdId) continue;
-    const next = seatMachine.transition(seat.status, 'RELEASE');
-    if (!next.ok) return next;
-    freed.push({ ...seat, status: next.value, holdId: null, version: seat.version + 1 });
-  }
-  if (freed.length !== hold.seatIds.length) {
-    return fail('INVARIANT_VIOLATED', `hold ${hold.holdId} held ${hold.seatIds.length} seats but ${freed.length} were found held by it`);
-  }
-  return ok({ hold: { ...hold, status: status.value }, seats: freed });
+/**
+ * How an ACTIVE hold may end now: EXPIRE once overdue, RELEASE before. Returns the event the
+ * store's lapseHold operation is given, or the state's refusal.
+ */
+export function lapseEvent(hold: Hold, wanted: Extract<HoldEvent, 'EXPIRE' | 'RELEASE'>, now: number): Result<Extract<HoldEvent, 'EXPIRE' | 'RELEASE'>> {
+  const next = holdMachine.transition(hold.status, wanted);
+  if (!next.ok) return next;
+  if (wanted === 'EXPIRE' && !isOverdue(hold, now)) return fail('HOLD_NOT_ACTIVE', 'the hold is not overdue');
+  if (wanted === 'RELEASE' && isOverdue(hold, now)) return fail('HOLD_EXPIRED', 'the hold has expired; hold the seats again', { status: 'EXPIRED' });
+  return ok(wanted);
 }
 
 export interface ExtendHoldInput {
@@ -92,7 +62,8 @@ export interface ExtendHoldInput {
 export function extendHold(input: ExtendHoldInput): Result<Hold> {
   const { hold, now } = input;
   if (hold.userId !== input.userId) return fail('HOLD_NOT_OWNED', 'this hold belongs to someone else');
-  if (isOverdue(hold, now)) return fail('HOLD_EXPIRED', 'the hold has expired; hold the seats again');
+  const active = requireActiveHold(hold, now);
+  if (!active.ok) return active;
   const status = holdMachine.transition(hold.status, 'EXTEND');
   if (!status.ok) return status;
   if (!Number.isInteger(input.extendSeconds) || input.extendSeconds < limits.holdTtlSecondsMin) {
@@ -107,6 +78,26 @@ export function extendHold(input: ExtendHoldInput): Result<Hold> {
     return fail('HOLD_EXTENSION_LIMIT', `a hold lives at most ${input.lifeSecondsMax} seconds in all`, { lifeSecondsMax: input.lifeSecondsMax });
   }
   return ok({ ...hold, status: status.value, expiresAt, extensions: hold.extensions + 1 });
+}
+
+/** The buyer gives the seats back: only their own hold, and only while it is still active. */
+export function releaseHold(hold: Hold, userId: string, now: number): Result<'RELEASE'> {
+  if (hold.userId !== userId) return fail('HOLD_NOT_OWNED', 'this hold belongs to someone else');
+  const active = requireActiveHold(hold, now);
+  if (!active.ok) return active;
+  const event = lapseEvent(hold, 'RELEASE', now);
+  return event.ok ? ok('RELEASE') : event;
+}
+
+/**
+ * What every route (extend, release, order, pay) answers for a hold that can no longer change
+ * hands, so one state gets one code everywhere and no client ever hears ILLEGAL_TRANSITION:
+ * expired (or overdue and not yet swept) is HOLD_EXPIRED; released or confirmed is HOLD_NOT_ACTIVE.
+ */
+export function requireActiveHold(hold: Hold, now: number): Result<Hold> {
+  if (hold.status === 'EXPIRED' || isOverdue(hold, now)) return fail('HOLD_EXPIRED', 'the hold has expired; hold the seats again', { status: 'EXPIRED' });
+  if (hold.status !== 'ACTIVE') return fail('HOLD_NOT_ACTIVE', `the hold is ${hold.status.toLowerCase()}`, { status: hold.status });
+  return ok(hold);
 }
 
 export function isOverdue(hold: Pick<Hold, 'status' | 'expiresAt'>, now: number): boolean {

@@ -5,6 +5,8 @@ export * from './hold-rules.js';
 export * from './limits.js';
 export * from './order-rules.js';
 export * from './payment-rules.js';
+export * from './purchase-limit.js';
+export * from './reservation.js';
 export * from './result.js';
 export * from './show.js';
 export * from './state-machine.js';

@@ -16,6 +16,8 @@ export const limits = Object.freeze({
   rowsPerSectionMax: 500,
   seatsPerRowMax: 500,
   seatsPerShowMax: 200_000,
+  /** Seats one buyer may hold and buy per show when neither the show nor the configuration says. */
+  seatsPerUserDefault: 10,
   priceCentsMax: 100_000_000,
   titleLengthMax: 200,
   showDurationDaysMax: 366,
@@ -37,7 +39,32 @@ export const limits = Object.freeze({
   /** Holds freed per sweep transaction, so one sweep never stalls the booking path. */
   expirySweepBatchMax: 200,
   ticketIssueBatchMax: 100,
+  /** Payments one page of reconciliation or refunds looks at. */
+  paymentSweepBatchMax: 200,
+  /**
+   * Pages one run of a background pass reads at most; the pass's cursor carries the rest of its
+   * backlog to the next run, so a run is bounded however large the backlog grows.
+   */
+  sweepPagesPerRunMax: 5,
+  /** Refund passes one wake-up runs back to back (more asks wait for the periodic run). */
+  refundPassesPerWakeMax: 3,
   /** How long after an admission a scan with the same nonce still counts as the same scan. */
   checkInRetrySecondsMax: 300,
   listPageSizeMax: 100,
+  /** Accessible seats an organiser may mark per section. */
+  accessibleSeatsPerSectionMax: 1_000,
+  /**
+   * Times a use case re-reads and re-decides after the store refused its plan as stale (someone
+   * else moved first); past it the request answers 503 BUSY with Retry-After.
+   */
+  staleRetriesMax: 5,
+  /** What a BUSY answer tells the client to wait before retrying, in seconds. */
+  busyRetryAfterSeconds: 1,
+  /**
+   * Rows a best-available claim reads at most, nearest the preferred point first, so its cost
+   * grows with the rows it looks at and not with the size of the show.
+   */
+  bestAvailableRowsMax: 40,
+  /** Seats one INSERT statement of show creation writes at most (a show is written in chunks). */
+  seatInsertChunkMax: 2_000,
 });

@@ -1,4 +1,5 @@
 import type { Hold, Order } from './entities.js';
+import { requireActiveHold } from './hold-rules.js';
 import { fail, ok, type Result } from './result.js';
 import { orderMachine, type OrderEvent } from './states.js';
 
@@ -12,14 +13,18 @@ export interface OpenOrderInput {
   readonly now: number;
 }
 
+/** Only the buyer who holds the seats may order them; checked before anything of the hold changes. */
+export function checkHoldOwner(hold: Pick<Hold, 'userId'>, userId: string): Result<true> {
+  return hold.userId === userId ? ok(true) : fail('HOLD_NOT_OWNED', 'this hold belongs to someone else');
+}
+
 /** An order may only come from the buyer's own ACTIVE, unexpired hold that has no live order yet. */
 export function openOrder(input: OpenOrderInput): Result<Order> {
   const { hold, now } = input;
-  if (hold.userId !== input.userId) return fail('HOLD_NOT_OWNED', 'this hold belongs to someone else');
-  if (hold.status === 'EXPIRED' || (hold.status === 'ACTIVE' && hold.expiresAt <= now)) {
-    return fail('HOLD_EXPIRED', 'the hold has expired; hold the seats again');
-  }
-  if (hold.status !== 'ACTIVE') return fail('HOLD_NOT_ACTIVE', `the hold is ${hold.status.toLowerCase()}`, { status: hold.status });
+  const owner = checkHoldOwner(hold, input.userId);
+  if (!owner.ok) return owner;
+  const active = requireActiveHold(hold, now);
+  if (!active.ok) return active;
   if (input.existingOrder !== null) {
     return fail('HOLD_ALREADY_ORDERED', 'an order already exists for this hold', { orderId: input.existingOrder.orderId });
   }
@@ -29,7 +34,7 @@ export function openOrder(input: OpenOrderInput): Result<Order> {
     showId: hold.showId,
     holdId: hold.holdId,
     idempotencyKey: input.idempotencyKey,
-    seatIds: hold.seatIds,
+    lines: hold.lines,
     amountCents: hold.totalPriceCents,
     status: 'INIT',
     paymentId: null,
@@ -42,6 +47,19 @@ export function moveOrder(order: Order, event: OrderEvent, now: number, patch: P
   const next = orderMachine.transition(order.status, event);
   if (!next.ok) return next;
   return ok({ ...order, ...patch, status: next.value, updatedAt: now });
+}
+
+/**
+ * The payment a buyer may pay now: the order must await payment on a hold that is still active,
+ * refused in the same words as every other route on that hold.
+ */
+export function paymentToCollect(order: Order, hold: Hold, now: number): Result<string> {
+  const active = requireActiveHold(hold, now);
+  if (!active.ok) return active;
+  if (order.status !== 'PENDING_PAY' || order.paymentId === null) {
+    return fail('ORDER_NOT_PAYABLE', `the order is ${order.status.toLowerCase()}, not awaiting payment`, { status: order.status });
+  }
+  return ok(order.paymentId);
 }
 
 /** Orders that still tie up seats or money: a second order for the same hold is refused while one is live. */

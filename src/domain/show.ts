@@ -1,13 +1,54 @@
 import { limits } from './limits.js';
+import { checkSeatLimitSetting } from './purchase-limit.js';
 import { fail, ok, type Result } from './result.js';
 import type { SeatStatus } from './states.js';
 
-export interface SectionSpec {
+/** How a seated section is sold: seat by seat (the buyer picks or best-available), or by count. */
+export type SellBy = 'SEAT' | 'QUANTITY';
+export const sectionKinds = ['SEATED', 'GENERAL_ADMISSION'] as const;
+export type SectionKind = (typeof sectionKinds)[number];
+
+export interface SeatPlace {
+  readonly row: number;
+  readonly number: number;
+}
+
+/**
+ * Rows of numbered seats. sellBy SEAT: seats are claimed one by one (chosen or best-available).
+ * sellBy QUANTITY: a count is claimed first (counted stock, like general admission) and the seats
+ * nearest the front-centre, together where possible, are picked when the tickets are issued.
+ */
+export interface SeatedSectionSpec {
   readonly id: string;
   readonly name: string;
+  readonly kind: 'SEATED';
   readonly rows: number;
   readonly seatsPerRow: number;
   readonly priceCents: number;
+  readonly sellBy: SellBy;
+  /** Seats suited to wheelchair users (marked in the seat map; best-available can ask for them). */
+  readonly accessible: readonly SeatPlace[];
+}
+
+/** Standing room: `capacity` units, no seats; tickets name no seat. */
+export interface GeneralAdmissionSectionSpec {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'GENERAL_ADMISSION';
+  readonly capacity: number;
+  readonly priceCents: number;
+}
+
+export type SectionSpec = SeatedSectionSpec | GeneralAdmissionSectionSpec;
+
+/** A section sold by count (stock with `available`), rather than seat by seat. */
+export function isCounted(section: SectionSpec): boolean {
+  return section.kind === 'GENERAL_ADMISSION' || section.sellBy === 'QUANTITY';
+}
+
+/** Seats, or standing places, of a section. */
+export function sectionCapacity(section: SectionSpec): number {
+  return section.kind === 'GENERAL_ADMISSION' ? section.capacity : section.rows * section.seatsPerRow;
 }
 
 export interface SeatMapSpec {
@@ -24,6 +65,11 @@ export interface Show {
   readonly saleEndsAt: number;
   readonly seatMap: SeatMapSpec;
   readonly capacity: number;
+  /**
+   * Seats one buyer may hold and buy of this show (see purchase-limit.ts). null: the organiser set
+   * none (and shows from before the limit existed), so the configured default applies.
+   */
+  readonly maxSeatsPerUser: number | null;
   readonly createdAt: number;
 }
 
@@ -34,7 +80,7 @@ export interface Seat {
   readonly section: string;
   readonly row: number;
   readonly number: number;
-  readonly priceCents: number;
+  readonly accessible: boolean;
   readonly status: SeatStatus;
   readonly holdId: string | null;
   readonly version: number;
@@ -62,13 +108,16 @@ export type NewShowInput = Omit<Show, 'capacity' | 'createdAt'>;
 
 const dayMs = 86_400_000;
 
-/** Validates a show and lays out its seats, all AVAILABLE. */
+/** Validates a show and lays out the seats of its seated sections, all AVAILABLE (counted sections start full). */
 export function createShow(input: NewShowInput, now: number): Result<{ show: Show; seats: Seat[] }> {
   const times = checkTimes(input);
   if (!times.ok) return fail(times.error.code, times.error.message);
   const layout = layoutSeats(input.showId, input.seatMap);
   if (!layout.ok) return fail(layout.error.code, layout.error.message, layout.error.details);
-  const show: Show = { ...input, capacity: layout.value.length, createdAt: now };
+  const limit = checkSeatLimitSetting(input.maxSeatsPerUser, input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0));
+  if (!limit.ok) return limit;
+  const capacity = input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
+  const show: Show = { ...input, capacity, createdAt: now };
   return ok({ show, seats: layout.value });
 }
 
@@ -89,10 +138,21 @@ function layoutSeats(showId: string, seatMap: SeatMapSpec): Result<Seat[]> {
   if (sections.length > limits.sectionsPerShowMax) return fail('INVALID_SEAT_MAP', `at most ${limits.sectionsPerShowMax} sections`);
   const ids = new Set(sections.map((s) => s.id));
   if (ids.size !== sections.length) return fail('INVALID_SEAT_MAP', 'section ids must be unique');
-  const capacity = sections.reduce((sum, s) => sum + s.rows * s.seatsPerRow, 0);
+  const capacity = sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
   if (capacity > limits.seatsPerShowMax) return fail('INVALID_SEAT_MAP', `at most ${limits.seatsPerShowMax} seats per show`, { capacity });
   const seats: Seat[] = [];
   for (const section of sections) {
+    if (section.kind === 'GENERAL_ADMISSION') {
+      if (!Number.isInteger(section.capacity) || section.capacity < 1) return fail('INVALID_SEAT_MAP', `section ${section.id} needs a capacity of at least 1`);
+      continue;
+    }
+    const accessible = new Set<string>();
+    for (const place of section.accessible) {
+      if (place.row < 1 || place.row > section.rows || place.number < 1 || place.number > section.seatsPerRow) {
+        return fail('INVALID_SEAT_MAP', `accessible seat row ${place.row} number ${place.number} is outside section ${section.id}`);
+      }
+      accessible.add(`${place.row}:${place.number}`);
+    }
     for (let row = 1; row <= section.rows; row++) {
       for (let number = 1; number <= section.seatsPerRow; number++) {
         seats.push({
@@ -101,7 +161,7 @@ function layoutSeats(showId: string, seatMap: SeatMapSpec): Result<Seat[]> {
           section: section.id,
           row,
           number,
-          priceCents: section.priceCents,
+          accessible: accessible.has(`${row}:${number}`),
           status: 'AVAILABLE',
           holdId: null,
           version: 0,

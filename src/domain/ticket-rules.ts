@@ -2,7 +2,6 @@ import { limits } from './limits.js';
 import type { Order, Ticket } from './entities.js';
 import { moveOrder } from './order-rules.js';
 import { fail, ok, type Result } from './result.js';
-import type { Seat } from './show.js';
 import { ticketMachine } from './states.js';
 
 export interface TicketIdentity {
@@ -10,56 +9,77 @@ export interface TicketIdentity {
   readonly code: string;
 }
 
+/** A ticket before the store issues it: its seat, or null (general admission, or picked at issue). */
+export interface TicketDraftPlan {
+  readonly ticketId: string;
+  readonly code: string;
+  readonly sectionId: string;
+  readonly seatId: string | null;
+}
+
 /**
- * A PAID order gets exactly one ticket per seat, and becomes TICKETED. Every seat must be SOLD to
- * this order's hold: a ticket for a seat that is not ours would be a double sale.
+ * A PAID order gets exactly one ticket per unit of its lines (one per seat of a SEATS line,
+ * `quantity` of a UNITS line), and becomes TICKETED. Needs one identity per unit.
  */
-export function issueTickets(
-  order: Order,
-  seats: readonly Seat[],
-  identities: readonly TicketIdentity[],
-  now: number,
-): Result<{ order: Order; tickets: Ticket[] }> {
+export function planTicketIssue(order: Order, identities: readonly TicketIdentity[], now: number): Result<TicketDraftPlan[]> {
   const ticketed = moveOrder(order, 'ISSUE_TICKETS', now);
   if (!ticketed.ok) return ticketed;
-  if (identities.length !== order.seatIds.length) return fail('INVARIANT_VIOLATED', 'one ticket identity per seat is required');
-  const byId = new Map(seats.map((s) => [s.seatId, s]));
-  const tickets: Ticket[] = [];
-  for (const [index, seatId] of order.seatIds.entries()) {
-    const seat = byId.get(seatId);
-    const identity = identities[index];
-    if (seat === undefined || seat.status !== 'SOLD' || seat.holdId !== order.holdId || identity === undefined) {
-      return fail('INVARIANT_VIOLATED', `seat ${seatId} is not sold to order ${order.orderId}`);
+  const drafts: TicketDraftPlan[] = [];
+  const next = (): TicketIdentity | undefined => identities[drafts.length];
+  for (const line of order.lines) {
+    const seats: (string | null)[] = line.kind === 'SEATS' ? [...line.seatIds] : Array.from({ length: line.quantity }, () => null);
+    for (const seatId of seats) {
+      const identity = next();
+      if (identity === undefined) return fail('INVARIANT_VIOLATED', 'one ticket identity per unit is required');
+      drafts.push({ ...identity, sectionId: line.sectionId, seatId });
     }
-    tickets.push({
-      ...identity,
-      orderId: order.orderId,
-      userId: order.userId,
-      showId: order.showId,
-      seatId,
-      status: 'VALID',
-      issuedAt: now,
-      usedAt: null,
-      checkInNonce: null,
-    });
   }
-  return ok({ order: ticketed.value, tickets });
+  if (drafts.length !== identities.length) return fail('INVARIANT_VIOLATED', 'one ticket identity per unit is required');
+  return ok(drafts);
 }
 
 export type CheckInOutcome = 'ADMITTED' | 'ALREADY_ADMITTED_SAME_SCAN';
 
+/** One scan at the door: the scanner's nonce, the steward's account, and the gate and device when given. */
+export interface DoorScan {
+  readonly nonce: string | null;
+  readonly staffUserId: string;
+  readonly gate: string | null;
+  readonly deviceId: string | null;
+}
+
 /**
- * Marks a ticket USED exactly once. The same scanner nonce retried shortly after (a lost answer)
- * is the same admission, not a second one; later, the nonce no longer admits anyone.
+ * Marks a ticket USED exactly once. The same scan retried shortly after (a lost answer) is the
+ * same admission, not a second one: the same nonce from the same steward at the same gate on the
+ * same device. The same nonce from anyone or anywhere else is a second use; later, the nonce no
+ * longer admits anyone.
  */
-export function checkIn(ticket: Ticket, nonce: string | null, now: number): Result<{ ticket: Ticket; outcome: CheckInOutcome }> {
-  const retried = ticket.usedAt !== null && now - ticket.usedAt <= limits.checkInRetrySecondsMax * 1000;
-  if (ticket.status === 'USED' && nonce !== null && ticket.checkInNonce === nonce && retried) {
-    return ok({ ticket, outcome: 'ALREADY_ADMITTED_SAME_SCAN' });
+export function checkIn(ticket: Ticket, scan: DoorScan, now: number): Result<{ ticket: Ticket; outcome: CheckInOutcome }> {
+  if (ticket.status === 'USED' && isSameScan(ticket, scan, now)) return ok({ ticket, outcome: 'ALREADY_ADMITTED_SAME_SCAN' });
+  if (ticket.status === 'USED') {
+    // Details cross the API as they are, so the time is ISO 8601 like every other time there.
+    const usedAt = ticket.usedAt === null ? null : new Date(ticket.usedAt).toISOString();
+    return fail('TICKET_ALREADY_USED', 'this ticket has already been used', { usedAt });
   }
-  if (ticket.status === 'USED') return fail('TICKET_ALREADY_USED', 'this ticket has already been used', { usedAt: ticket.usedAt });
   if (ticket.status === 'INVALID') return fail('TICKET_NOT_VALID', 'this ticket is no longer valid');
   const next = ticketMachine.transition(ticket.status, 'CHECK_IN');
   if (!next.ok) return next;
-  return ok({ ticket: { ...ticket, status: next.value, usedAt: now, checkInNonce: nonce }, outcome: 'ADMITTED' });
+  return ok({
+    ticket: {
+      ...ticket,
+      status: next.value,
+      usedAt: now,
+      checkInNonce: scan.nonce,
+      checkedInBy: scan.staffUserId,
+      checkInGate: scan.gate,
+      checkInDevice: scan.deviceId,
+    },
+    outcome: 'ADMITTED',
+  });
+}
+
+function isSameScan(ticket: Ticket, scan: DoorScan, now: number): boolean {
+  const retried = ticket.usedAt !== null && now - ticket.usedAt <= limits.checkInRetrySecondsMax * 1000;
+  return retried && scan.nonce !== null && ticket.checkInNonce === scan.nonce && ticket.checkedInBy === scan.staffUserId
+    && ticket.checkInGate === scan.gate && ticket.checkInDevice === scan.deviceId;
 }

@@ -4,10 +4,14 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.js';
-import { StoreConflictError } from '../ports/store.js';
-import type { HttpDeps } from './deps.js';
+import { StoreBusyError } from '../ports/engine/index.js';
+import { limits } from '../domain/index.js';
+import { AllowedMethods } from './allowed-methods.js';
+import { respondToClientError } from './client-errors.js';
+import { defaultRequestTimeoutMs, type HttpDeps } from './deps.js';
 import { errorStatus, type ErrorCode } from './error-registry.js';
 import { HttpError } from './http-error.js';
+import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
 import { bookingRoutes } from './routes/booking.js';
@@ -15,6 +19,10 @@ import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
 import { ticketRoutes } from './routes/tickets.js';
+import { liveRoutes } from './routes/live.js';
+import { organizerRoutes } from './routes/organizer.js';
+import { doorRoutes } from './routes/door.js';
+import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
 
@@ -33,13 +41,32 @@ class OneLinePerRequest extends LogController {
 
 /** Builds the HTTP API without listening, so tests can `inject()` requests with no socket. */
 export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
+  const requestTimeoutMs = deps.requestTimeoutMs ?? defaultRequestTimeoutMs;
   const app = Fastify({
     logger: deps.logger ?? false,
     logController: new OneLinePerRequest(),
     bodyLimit: deps.bodyLimitBytes,
-    connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    // Idle socket bound: a socket silent this long is dropped. Never below 30 s, so a handler
+    // waiting on the payment provider (bounded at 15 s) keeps its socket whatever the request bound.
+    connectionTimeout: Math.max(requestTimeoutMs, 30_000),
+    // Whole-request bound (headers and body): a client that trickles a body is cut after this long.
+    requestTimeout: requestTimeoutMs,
     keepAliveTimeout: 10_000,
+    http: {
+      headersTimeout: requestTimeoutMs,
+      // Node enforces the two bounds above only when it sweeps its connections, every 30 s by
+      // default, which let a slow body live up to a minute past the bound; sweep often enough that
+      // the configured bound holds within a second.
+      connectionsCheckingInterval: Math.min(1_000, Math.max(100, Math.floor(requestTimeoutMs / 4))),
+    },
+    clientErrorHandler: respondToClientError,
+    // The router's own refusals (a malformed URL) come before any route or hook: answered here.
+    frameworkErrors: (error, request, reply) => {
+      const { status, body } = toErrorResponse(error.code === 'FST_ERR_BAD_URL' ? new HttpError('BAD_REQUEST', 'the URL is not valid (malformed percent-encoding)') : error);
+      const text = JSON.stringify(body);
+      request.log.info({ method: request.method, url: request.url, statusCode: status, code: body.code }, 'request refused by the router');
+      reply.raw.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-request-id': request.id }).end(text);
+    },
     requestIdHeader: false,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -48,29 +75,40 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  const allowedMethods = new AllowedMethods();
+  app.addHook('onRoute', (route) => allowedMethods.add(route.url, route.method));
+
   app.addSchema(ErrorBody);
+  let webServed = false;
   // JSON only: anything else is a clear 415 rather than a string that fails validation.
   app.removeContentTypeParser('text/plain');
   app.addHook('onSend', (request, reply, payload, done) => {
     reply.header('x-request-id', request.id);
-    done(null, payload);
+    if (reply.statusCode !== 304) return done(null, payload);
+    // Whatever a handler passed, a 304 has no body and so no body framing (RFC 9110 §15.4.5).
+    reply.removeHeader('content-type').removeHeader('content-length');
+    done(null, null);
   });
 
   app.setErrorHandler((error, request, reply) => {
     const { status, body } = toErrorResponse(error);
-    if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // A busy store is an expected answer under contention, not a failure to log as one.
+    if (body.code === 'BUSY') void reply.header('retry-after', String(limits.busyRetryAfterSeconds));
+    else if (status >= 500) request.log.error({ err: error }, 'request failed');
     void reply.status(status).send(body);
   });
   app.setNotFoundHandler((request, reply) => {
-    void reply.status(404).send({ code: 'ROUTE_NOT_FOUND', message: `no route for ${request.method} ${request.url.split('?')[0] ?? ''}` });
+    // Client-side routes of the web front end (a page reload on /shows/x) get its index page.
+    if (webServed && isPageRequest(request)) return reply.type('text/html; charset=utf-8').header('cache-control', 'no-cache').sendFile('index.html');
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = allowedMethods.forPath(path);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      return reply.status(405).header('allow', allowed.join(', ')).send({ code: 'METHOD_NOT_ALLOWED', message: `${request.method} is not allowed on ${path}; use ${allowed.join(', ')}` });
+    }
+    return reply.status(404).send({ code: 'ROUTE_NOT_FOUND', message: `no route for ${request.method} ${path}` });
   });
 
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'TicketRush API', version: '1', description: 'Seats, holds, orders, payments and tickets. Errors are {code, message}.' },
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-  });
+  await app.register(swagger, swaggerOptions);
   await app.register(swaggerUi, { routePrefix: '/docs' });
 
   await app.register(operationsRoutes(deps));
@@ -79,6 +117,10 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(bookingRoutes(deps), { prefix: '/api/v1' });
   await app.register(paymentRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketRoutes(deps), { prefix: '/api/v1' });
+  await app.register(liveRoutes(deps), { prefix: '/api/v1' });
+  await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
+  await app.register(doorRoutes(deps), { prefix: '/api/v1' });
+  webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }
 
@@ -102,7 +144,7 @@ const frameworkCodes: Readonly<Record<string, ErrorCode>> = {
 
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (error instanceof AppError || error instanceof HttpError) return response(error.code, error.message, error.details);
-  if (error instanceof StoreConflictError) return response('CONCURRENT_UPDATE', 'someone else changed this at the same moment; try again');
+  if (error instanceof StoreBusyError) return response('BUSY', 'the store is busy with other buyers; try again shortly', { retryAfterSeconds: limits.busyRetryAfterSeconds });
   const fastifyError = error as Partial<FastifyError>;
   if (fastifyError.validation !== undefined) {
     return response('VALIDATION_FAILED', fastifyError.message ?? 'invalid request', { context: fastifyError.validationContext });
@@ -111,6 +153,12 @@ export function toErrorResponse(error: unknown): ErrorResponse {
   if (mapped !== undefined) return response(mapped, fastifyError.message ?? mapped);
   if (error instanceof SyntaxError) return response('INVALID_JSON', 'the body is not valid JSON');
   const status = fastifyError.statusCode;
-  if (status !== undefined && status >= 400 && status < 500) return { status, body: { code: 'BAD_REQUEST', message: fastifyError.message ?? 'bad request' } };
+  if (status !== undefined && status >= 400 && status < 500) return response('BAD_REQUEST', fastifyError.message ?? 'bad request');
   return response('INTERNAL_ERROR', 'something went wrong on our side');
+}
+
+/** A browser asking for a page: GET, wants HTML, and not one of the API's own paths. */
+function isPageRequest(request: FastifyRequest): boolean {
+  const path = request.url.split('?')[0] ?? '';
+  return request.method === 'GET' && (request.headers.accept ?? '').includes('text/html') && !/^\/(api|docs|metrics|healthz|readyz)(\/|$)/.test(path);
 }

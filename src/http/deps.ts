@@ -12,5 +12,13 @@ export interface HttpDeps {
   readonly sandbox: PaymentSimulator | null;
   readonly metrics: { readonly contentType: string; render(): Promise<string> };
   readonly bodyLimitBytes: number;
+  /** Bound on receiving one whole request, headers and body (TICKETRUSH_REQUEST_TIMEOUT_MS). */
+  readonly requestTimeoutMs?: number;
   readonly logger: FastifyServerOptions['logger'];
+  /** Live seat-map streams this process accepts at once (default in routes/live.ts). */
+  readonly liveConnectionsMax?: number;
+  /** The built web front end, served at `/`; null or absent serves the API only. */
+  readonly webRoot?: string | null;
 }
+
+export const defaultRequestTimeoutMs = 30_000;

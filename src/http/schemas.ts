@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { limits } from '../domain/index.js';
+import { limits, type CheckInOutcome, type SettlementOutcome } from '../domain/index.js';
+import { errorResponse } from './openapi.js';
 
 /** Request and response schemas: they validate input, shape output, and generate docs/openapi. */
 export const ErrorBody = Type.Object(
@@ -8,7 +9,7 @@ export const ErrorBody = Type.Object(
 );
 
 export const errorResponses = (...statuses: number[]): Record<number, TSchema> =>
-  Object.fromEntries(statuses.map((s) => [s, Type.Ref('Error')]));
+  Object.fromEntries(statuses.map((s) => [s, errorResponse(s)]));
 
 const id = (description: string) => Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description });
 export const SeatId = Type.String({ minLength: 1, maxLength: limits.seatIdLengthMax, pattern: '^[A-Za-z0-9_-]+$' });
@@ -25,16 +26,45 @@ export const Credentials = Type.Object(
 
 const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
 
-export const Section = Type.Object(
+const Price = Type.Integer({ minimum: 0, maximum: limits.priceCentsMax, description: 'Price of one seat or place of this section (a price tier), integer cents' });
+
+/** A seated section; `kind` and `sellBy` may be left out (today's bodies: SEATED, sold by SEAT). */
+const SeatedSection = Type.Object(
   {
     id: SectionId,
     name: Label(80),
+    kind: Type.Optional(Type.Literal('SEATED', { description: 'Rows of numbered seats (the default)' })),
     rows: Type.Integer({ minimum: 1, maximum: limits.rowsPerSectionMax }),
     seatsPerRow: Type.Integer({ minimum: 1, maximum: limits.seatsPerRowMax }),
-    priceCents: Type.Integer({ minimum: 0, maximum: limits.priceCentsMax }),
+    priceCents: Price,
+    sellBy: Type.Optional(Type.Union([Type.Literal('SEAT'), Type.Literal('QUANTITY')], {
+      description: 'SEAT (default): seats are held one by one. QUANTITY: a count is held, and the seats nearest the front-centre, together where possible, are picked when the tickets are issued',
+    })),
+    accessible: Type.Optional(Type.Array(
+      Type.Object(
+        { row: Type.Integer({ minimum: 1, maximum: limits.rowsPerSectionMax }), number: Type.Integer({ minimum: 1, maximum: limits.seatsPerRowMax }) },
+        { additionalProperties: false },
+      ),
+      { maxItems: limits.accessibleSeatsPerSectionMax, description: 'Seats suited to wheelchair users (marked in the seat map; best-available can ask for them)' },
+    )),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'Seated section' },
 );
+
+/** Standing room: a capacity, no seats. */
+const GeneralAdmissionSection = Type.Object(
+  {
+    id: SectionId,
+    name: Label(80),
+    kind: Type.Literal('GENERAL_ADMISSION'),
+    capacity: Type.Integer({ minimum: 1, maximum: limits.seatsPerShowMax }),
+    priceCents: Price,
+  },
+  { additionalProperties: false, title: 'General admission section' },
+);
+
+export const Section = Type.Union([SeatedSection, GeneralAdmissionSection], { description: 'A seated section, or a general-admission (counted) one' });
+export type SectionBody = Static<typeof Section>;
 
 export const NewShowBody = Type.Object(
   {
@@ -45,6 +75,11 @@ export const NewShowBody = Type.Object(
     saleStartsAt: Instant,
     saleEndsAt: Instant,
     seatMap: Type.Object({ sections: Type.Array(Section, { minItems: 1, maxItems: limits.sectionsPerShowMax }) }, { additionalProperties: false }),
+    maxSeatsPerUser: Type.Optional(Type.Integer({
+      minimum: 1,
+      maximum: limits.seatsPerShowMax,
+      description: "Seats one buyer may hold and buy of this show, 1 up to the show's capacity; default TICKETRUSH_MAX_SEATS_PER_USER (10)",
+    })),
   },
   { additionalProperties: false },
 );
@@ -54,10 +89,12 @@ export const ShowParams = Type.Object({ showId: id('show id') });
 export const HoldParams = Type.Object({ holdId: id('hold id') });
 export const OrderParams = Type.Object({ orderId: id('order id') });
 export const TicketParams = Type.Object({ ticketId: id('ticket id') });
-export const PageQuery = Type.Object({
-  limit: Type.Integer({ minimum: 1, maximum: limits.listPageSizeMax, default: 20 }),
-  offset: Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 }),
-});
+// Both are optional on the wire and always present after validation (the defaults fill them in),
+// which is what the static type says.
+export const PageQuery = Type.Unsafe<{ limit: number; offset: number }>(Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.listPageSizeMax, default: 20, description: 'Page size' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Items to skip' })),
+}));
 
 export const HoldBody = Type.Union(
   [
@@ -83,19 +120,30 @@ export const HoldBody = Type.Union(
             { additionalProperties: false, description: 'Sit nearest this seat position instead of the front-centre' },
           ),
         ),
+        accessible: Type.Optional(Type.Integer({ minimum: 0, maximum: limits.seatsPerHoldMax, description: 'How many of the seats must be accessible seats' })),
         holdSeconds: Type.Optional(Type.Integer({ minimum: limits.holdTtlSecondsMin, maximum: limits.holdTtlSecondsMax })),
       },
-      { additionalProperties: false, title: 'Best available' },
+      {
+        additionalProperties: false,
+        title: 'Best available, or a quantity of a counted section',
+        description: 'With `section` naming a general-admission section (or one sold by QUANTITY), holds that many places, all or nothing, e.g. {"section":"GA","quantity":4}',
+      },
     ),
   ],
-  { description: 'Either specific seats, or a quantity to pick best-available seats' },
+  { description: 'Either specific seats, or a quantity: best-available seats, or places of a counted section' },
 );
 export type HoldBody = Static<typeof HoldBody>;
+
+const Line = Type.Union([
+  Type.Object({ kind: Type.Literal('SEATS'), sectionId: Type.String(), seatIds: Type.Array(Type.String()) }, { title: 'Seats' }),
+  Type.Object({ kind: Type.Literal('UNITS'), sectionId: Type.String(), quantity: Type.Integer() }, { title: 'Units of a counted section' }),
+], { description: 'A reservation line: specific seats of a section, or a quantity of a counted section' });
 
 export const HoldResponse = Type.Object({
   holdId: Type.String(),
   showId: Type.String(),
-  seatIds: Type.Array(Type.String()),
+  seatIds: Type.Array(Type.String(), { description: 'The specific seats held (empty for places of a counted section: see lines)' }),
+  lines: Type.Array(Line),
   totalPriceCents: Type.Integer(),
   status: Type.String(),
   expiresAt: Type.String(),
@@ -112,11 +160,22 @@ export const ExtendHoldBody = Type.Optional(
 
 export const OrderBody = Type.Object({ holdId: id('hold id') }, { additionalProperties: false });
 
+export const idempotencyKeyPattern = '^[A-Za-z0-9._:-]+$';
+export const OrderHeaders = Type.Object({
+  'x-idempotency-key': Type.String({
+    minLength: 1,
+    maxLength: limits.idempotencyKeyLengthMax,
+    pattern: idempotencyKeyPattern,
+    description: 'Required. Scoped to the signed-in user: the same key and body replay the first answer; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED',
+  }),
+});
+
 export const OrderResponse = Type.Object({
   orderId: Type.String(),
   showId: Type.String(),
   holdId: Type.String(),
   seatIds: Type.Array(Type.String()),
+  lines: Type.Array(Line),
   status: Type.String(),
   amountCents: Type.Integer(),
   paymentId: Type.Union([Type.String(), Type.Null()]),
@@ -128,7 +187,8 @@ export const TicketResponse = Type.Object({
   ticketId: Type.String(),
   orderId: Type.String(),
   showId: Type.String(),
-  seatId: Type.String(),
+  sectionId: Type.String(),
+  seatId: Type.Union([Type.String(), Type.Null()], { description: 'null for general admission' }),
   code: Type.String(),
   status: Type.String(),
   issuedAt: Type.String(),
@@ -151,10 +211,34 @@ export const SandboxPayBody = Type.Object(
   { additionalProperties: false },
 );
 
+const checkInOutcomes = ['ADMITTED', 'ALREADY_ADMITTED_SAME_SCAN'] as const satisfies readonly CheckInOutcome[];
+// Fails to compile when the domain gains an outcome this list (and so the document) lacks.
+const everyCheckInOutcome: Exclude<CheckInOutcome, (typeof checkInOutcomes)[number]> extends never ? true : never = true;
+void everyCheckInOutcome;
+export const CheckInOutcomeSchema = Type.Unsafe<CheckInOutcome>({
+  type: 'string',
+  enum: [...checkInOutcomes],
+  description: 'ADMITTED: let them in. ALREADY_ADMITTED_SAME_SCAN: the same scan (same nonce) retried; they were admitted by it',
+});
+
+const settlementOutcomes = ['SOLD', 'SOLD_LATE', 'REFUND_REQUIRED', 'CANCELLED', 'DUPLICATE', 'AMOUNT_MISMATCH'] as const satisfies readonly SettlementOutcome[];
+const everySettlementOutcome: Exclude<SettlementOutcome, (typeof settlementOutcomes)[number]> extends never ? true : never = true;
+void everySettlementOutcome;
+export const SettlementOutcomeSchema = Type.Unsafe<SettlementOutcome>({
+  type: 'string',
+  enum: [...settlementOutcomes],
+  description: 'What the callback did (AMOUNT_MISMATCH: acknowledged, the money goes back); see docs/api.md, Payment callbacks',
+});
+
 export const CheckInBody = Type.Object(
   {
     qr: Type.String({ minLength: 1, maxLength: 1024 }),
-    nonce: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'Scanner-chosen; a retried scan with the same nonce is not a second use' })),
+    nonce: Type.Optional(Type.String({
+      minLength: 1, maxLength: 64,
+      description: 'Scanner-chosen; a retried scan with the same nonce from the same account, gate and device is not a second use',
+    })),
+    gate: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The entrance scanning; binds the nonce to it' })),
+    deviceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The scanning device; binds the nonce to it' })),
   },
   { additionalProperties: false },
 );

@@ -4,8 +4,11 @@ export interface PaymentProvider {
   /**
    * Opens a payment for an order; the provider reports its outcome later by a signed callback.
    * The composition root bounds every call to limits.providerCallMsMax (time-limited-provider).
+   * Idempotent by `idempotencyKey` (we send the order id): asked again with the same key, the
+   * provider answers the payment it opened the first time, so a retried or taken-over order
+   * creation never leaves two payments for one order.
    */
-  createPayment(request: { orderId: string; amountCents: number; currency: string }): Promise<{ paymentId: string }>;
+  createPayment(request: { orderId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ paymentId: string }>;
   /** Asked by reconciliation when a callback may have been lost. */
   getPaymentStatus(paymentId: string): Promise<ProviderPaymentStatus>;
   /** Idempotent by payment: asking again for a refunded payment answers refunded, never pays twice. */

@@ -3,17 +3,23 @@ export interface BookingTelemetry {
   holdAttempt(outcome: string, seconds: number): void;
   orderAttempt(outcome: string): void;
   paymentCallback(outcome: string): void;
+  /**
+   * A verified callback that was acknowledged but not applied as sent (kind AMOUNT_MISMATCH): an
+   * operator must see it (a metric and a log line with `details`).
+   */
+  paymentAnomaly(kind: string, details: Readonly<Record<string, unknown>>): void;
   holdsExpired(count: number, delaysSeconds: readonly number[]): void;
   ticketsIssued(count: number): void;
   checkIn(outcome: string): void;
   /** A background step failed; a sweep will retry it, but an operator must be able to see it. */
-  jobFailed(job: string, error: unknown): void;
+  jobFailed(task: string, error: unknown): void;
 }
 
 export const silentTelemetry: BookingTelemetry = {
   holdAttempt: () => undefined,
   orderAttempt: () => undefined,
   paymentCallback: () => undefined,
+  paymentAnomaly: () => undefined,
   holdsExpired: () => undefined,
   ticketsIssued: () => undefined,
   checkIn: () => undefined,

@@ -1,50 +1,63 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { chooseBestAvailable, formsAdjacentRun, seatIdOf, type SeatMapSpec, type SeatPosition } from '../../src/domain/index.js';
+import { candidateRows, chooseBestAvailable, formsAdjacentRun, seatIdOf, type SeatedSectionSpec, type SeatMapSpec, type SeatPosition } from '../../src/domain/index.js';
 
-const seatMap: SeatMapSpec = { sections: [{ id: 'A', name: 'Stalls', rows: 4, seatsPerRow: 9, priceCents: 100 }, { id: 'B', name: 'Circle', rows: 2, seatsPerRow: 5, priceCents: 50 }] };
+const sections: SeatedSectionSpec[] = [
+  { id: 'A', name: 'Stalls', kind: 'SEATED', rows: 4, seatsPerRow: 9, priceCents: 100, sellBy: 'SEAT', accessible: [{ row: 4, number: 1 }, { row: 4, number: 2 }] },
+  { id: 'B', name: 'Circle', kind: 'SEATED', rows: 2, seatsPerRow: 5, priceCents: 50, sellBy: 'SEAT', accessible: [] },
+];
+const seatMap: SeatMapSpec = { sections };
 
 function layout(taken: ReadonlySet<string> = new Set()): SeatPosition[] {
-  return seatMap.sections.flatMap((s) =>
+  return sections.flatMap((s) =>
     Array.from({ length: s.rows * s.seatsPerRow }, (_, i) => {
       const row = Math.floor(i / s.seatsPerRow) + 1;
       const number = (i % s.seatsPerRow) + 1;
       const seatId = seatIdOf(s.id, row, number);
-      return { seatId, section: s.id, row, number, available: !taken.has(seatId) };
+      return { seatId, section: s.id, row, number, available: !taken.has(seatId), accessible: s.accessible.some((a) => a.row === row && a.number === number) };
     }),
   );
 }
 
 describe('best-available seats', () => {
   it('picks N adjacent seats in the front row, centred', () => {
-    expect(chooseBestAvailable(seatMap, layout(), { quantity: 3, section: 'A' })).toEqual({ seatIds: ['A-1-4', 'A-1-5', 'A-1-6'], adjacent: true });
+    expect(chooseBestAvailable(seatMap, layout(), { quantity: 3, section: 'A', adjacentOnly: true })).toMatchObject({ seatIds: ['A-1-4', 'A-1-5', 'A-1-6'], adjacent: true });
   });
 
   it('sits nearest a preferred seat when the buyer names one', () => {
-    const choice = chooseBestAvailable(seatMap, layout(), { quantity: 2, near: { section: 'B', row: 2, number: 1 } });
-    expect(choice).toEqual({ seatIds: ['B-2-1', 'B-2-2'], adjacent: true });
+    const choice = chooseBestAvailable(seatMap, layout(), { quantity: 2, near: { section: 'B', row: 2, number: 1 }, adjacentOnly: true });
+    expect(choice).toMatchObject({ seatIds: ['B-2-1', 'B-2-2'], adjacent: true });
   });
 
   it('moves back a row rather than split a party', () => {
-    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-3', 'A-1-4', 'A-1-5', 'A-1-6'])), { quantity: 4, section: 'A' });
-    expect(choice).toEqual({ seatIds: ['A-2-3', 'A-2-4', 'A-2-5', 'A-2-6'], adjacent: true });
+    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-3', 'A-1-4', 'A-1-5', 'A-1-6'])), { quantity: 4, section: 'A', adjacentOnly: true });
+    expect(choice).toMatchObject({ seatIds: ['A-2-3', 'A-2-4', 'A-2-5', 'A-2-6'], adjacent: true });
   });
 
   it('prefers a row further back to leaving a single orphan seat nobody can sell', () => {
     // With A-1-4 taken, any four of A-1-5..9 strand one seat; row 2 strands none.
-    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 4, section: 'A' });
+    const choice = chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 4, section: 'A', adjacentOnly: true });
     expect(choice?.seatIds.every((id) => id.startsWith('A-2-'))).toBe(true);
     // A pair fits A-1-5..9 without an orphan only at the block's edge or leaving two: still row 1.
-    expect(chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 2, section: 'A' })?.seatIds[0]?.startsWith('A-1-')).toBe(true);
+    expect(chooseBestAvailable(seatMap, layout(new Set(['A-1-4'])), { quantity: 2, section: 'A', adjacentOnly: true })?.seatIds[0]?.startsWith('A-1-')).toBe(true);
   });
 
   it('refuses scattered seats unless the buyer allows them, then says they are not together', () => {
     // Leave only every other seat free in section B.
     const taken = new Set(layout().filter((s) => s.section === 'B' && s.number % 2 === 0).map((s) => s.seatId));
-    expect(chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B' })).toBeNull();
-    const split = chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B', allowSplit: true });
+    expect(chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B', adjacentOnly: true })).toBeNull();
+    const split = chooseBestAvailable(seatMap, layout(taken), { quantity: 2, section: 'B', adjacentOnly: false });
     expect(split?.adjacent).toBe(false);
     expect(split?.seatIds).toHaveLength(2);
+  });
+
+  it('finds accessible seats when asked, and reads rows nearest the point first', () => {
+    const choice = chooseBestAvailable(seatMap, layout(), { quantity: 2, section: 'A', adjacentOnly: true, accessibleMin: 2 });
+    expect(choice?.seatIds.sort()).toEqual(['A-4-1', 'A-4-2']);
+    expect(chooseBestAvailable(seatMap, layout(new Set(['A-4-1'])), { quantity: 2, section: 'A', adjacentOnly: false, accessibleMin: 2 })).toBeNull();
+    const rows = candidateRows(seatMap, { section: 'A' });
+    expect(rows.map((r) => r.row)).toEqual([1, 2, 3, 4]);
+    expect(rows.every((r, i) => i === 0 || (rows[i - 1] as { minDistance: number }).minDistance <= r.minDistance)).toBe(true);
   });
 
   it('never returns a taken, duplicate or missing seat, and "adjacent" is true only for one unbroken run', () => {
@@ -57,7 +70,7 @@ describe('best-available seats', () => {
         fc.option(fc.constantFrom('A', 'B'), { nil: undefined }),
         (takenIds, quantity, allowSplit, section) => {
           const seats = layout(new Set(takenIds));
-          const choice = chooseBestAvailable(seatMap, seats, { quantity, allowSplit, ...(section === undefined ? {} : { section }) });
+          const choice = chooseBestAvailable(seatMap, seats, { quantity, adjacentOnly: !allowSplit, ...(section === undefined ? {} : { section }) });
           const free = seats.filter((s) => s.available && (section === undefined || s.section === section));
           if (choice === null) {
             // Refused only when there are too few seats, or no run and no permission to split.

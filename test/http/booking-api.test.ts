@@ -83,7 +83,7 @@ describe('holds', () => {
     }
   });
 
-  it('lets only the owner release a hold; release frees the seats; a second release is an illegal transition', async () => {
+  it('lets only the owner release a hold; release frees the seats; a second release is refused as HOLD_NOT_ACTIVE', async () => {
     const showId = await createShow(admin);
     const [alice, bob] = [await buyer(), await buyer()];
     const hold = await alice.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-5-1'] });
@@ -92,7 +92,7 @@ describe('holds', () => {
     expect(released.body.status).toBe('RELEASED');
     expect((await seatsOf(alice, showId)).get('A-5-1')).toBe('AVAILABLE');
     const again = await alice.request('DELETE', `/api/v1/holds/${hold.body.holdId}`);
-    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'ILLEGAL_TRANSITION' });
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'HOLD_NOT_ACTIVE' });
   });
 
   it('extends a hold once for its owner, keeps the seats past the first expiry, then refuses more time', async () => {
@@ -215,10 +215,10 @@ describe('orders and idempotency', () => {
     const username = `buyer${++seq}`;
     const alice = await new ApiClient(t.node.app).signUp(username);
     const { holdId } = await held(alice);
-    const userId = (await t.node.ctx.store.read((r) => r.users.findByUsername(username)))?.userId as string;
+    const userId = (await t.node.ctx.store.findUserByUsername(username))?.userId as string;
     const requestHash = orderRequestHash(holdId);
     // What a process killed between accepting the key and answering leaves behind.
-    const leftBehind = (key: string, ageMs: number) => t.node.ctx.store.transaction((tx) => tx.idempotency.begin({
+    const leftBehind = (key: string, ageMs: number) => t.node.ctx.store.beginKey(({
       scope: `order:${userId}`, key, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: Date.now() - ageMs,
     }));
     await leftBehind('crashed', 61_000);

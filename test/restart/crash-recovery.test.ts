@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { signWebhook } from '../../src/lib/webhook-signature.js';
+import { createTestDatabase, type TestDatabase } from '../support/backend.js';
 import { startChildServer, type ChildServer } from '../support/child-server.js';
 import { HttpBuyer } from '../support/http-buyer.js';
 import { expectSeatMapMatchesStore, expectSettledAndConsistent } from '../support/invariants.js';
@@ -13,15 +12,15 @@ import { eventually, sleep } from '../support/wait.js';
  * again on the same data directory: nothing paid is lost, nothing is sold twice, holds that fell
  * due while it was down are freed at start, and it goes on selling.
  */
-const dataDir = mkdtempSync(join(tmpdir(), 'ticketrush-restart-'));
-const dbFile = join(dataDir, 'ticketrush.db');
 const paymentSecret = 'restart-test-payment-secret';
 const admin = { username: 'admin', password: 'admin-password-1' };
-const env = {
+// The same data directory and, on PostgreSQL, the same schema across the kill and the restart.
+let database: TestDatabase;
+const env = () => ({
   ...process.env,
+  ...database.env,
   PORT: '0',
   HOST: '127.0.0.1',
-  TICKETRUSH_DATA_DIR: dataDir,
   TICKETRUSH_DEMO: '0',
   TICKETRUSH_LOG_LEVEL: 'info',
   TICKETRUSH_ADMIN_USER: admin.username,
@@ -30,19 +29,22 @@ const env = {
   TICKETRUSH_EXPIRY_SWEEP_MS: '200',
   TICKETRUSH_TICKET_SWEEP_MS: '300',
   TICKETRUSH_SANDBOX_DELAY_MS_MAX: '20',
-};
+});
 const rows = 10;
 const seatsPerRow = 10;
 let server: ChildServer | null = null;
 
 const start = async (): Promise<ChildServer> => {
-  server = await startChildServer(['bin/ticketrush.js', 'start'], env, join(dataDir, `server-${Date.now()}.log`));
+  server = await startChildServer(['bin/ticketrush.js', 'start'], env(), join(database.dataDir, `server-${Date.now()}.log`));
   return server;
 };
 
+beforeAll(async () => {
+  database = await createTestDatabase({ prefix: 'ticketrush-restart-' });
+});
 afterAll(async () => {
   await server?.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await database.drop();
 });
 
 interface Booked {
@@ -158,7 +160,7 @@ it('survives SIGKILL mid-rush: paid orders kept, nothing sold twice, overdue hol
   expect(late).not.toBeNull();
   if (late !== null) expect(await paid(base, late)).toBe(200);
 
-  const counts = await expectSettledAndConsistent(dbFile, showId, rows * seatsPerRow);
+  const counts = await expectSettledAndConsistent({ database }, showId, rows * seatsPerRow);
   expect(counts.SOLD ?? 0).toBeGreaterThanOrEqual(10 + acknowledged.length + awaiting.length + 1);
-  await expectSeatMapMatchesStore(base, dbFile, showId);
+  await expectSeatMapMatchesStore(base, { database }, showId);
 }, 90_000);

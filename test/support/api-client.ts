@@ -52,9 +52,13 @@ export async function adminClient(app: FastifyInstance): Promise<ApiClient> {
 }
 
 export interface ShowOptions {
-  readonly sections?: { id: string; name: string; rows: number; seatsPerRow: number; priceCents: number }[];
+  readonly sections?: readonly (
+    | { id: string; name: string; kind?: 'SEATED'; rows: number; seatsPerRow: number; priceCents: number; sellBy?: 'SEAT' | 'QUANTITY'; accessible?: { row: number; number: number }[] }
+    | { id: string; name: string; kind: 'GENERAL_ADMISSION'; capacity: number; priceCents: number }
+  )[];
   readonly saleOpensInMs?: number;
   readonly saleClosesInMs?: number;
+  readonly maxSeatsPerUser?: number;
 }
 
 /** Creates a show through the admin API; on sale now unless told otherwise. */
@@ -67,6 +71,7 @@ export async function createShow(admin: ApiClient, options: ShowOptions = {}, no
     saleStartsAt: new Date(now + (options.saleOpensInMs ?? -60_000)).toISOString(),
     saleEndsAt: new Date(now + (options.saleClosesInMs ?? 5 * 86_400_000)).toISOString(),
     seatMap: { sections: options.sections ?? [{ id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 10, priceCents: 5000 }] },
+    ...(options.maxSeatsPerUser === undefined ? {} : { maxSeatsPerUser: options.maxSeatsPerUser }),
   });
   if (reply.status !== 201) throw new Error(`create show failed: ${reply.status} ${JSON.stringify(reply.body)}`);
   return reply.body.showId as string;

@@ -9,6 +9,13 @@ export class HttpBuyer {
 
   constructor(private baseUrl: string, readonly username: string) {}
 
+  /** A buyer already signed in with `token` (see test/support/crowd.ts: crowds skip the password hashing). */
+  static signedIn(baseUrl: string, username: string, token: string): HttpBuyer {
+    const buyer = new HttpBuyer(baseUrl, username);
+    buyer.token = token;
+    return buyer;
+  }
+
   /** The same buyer, still signed in, talking to a server that came back on another port. */
   reconnect(baseUrl: string): void {
     this.baseUrl = baseUrl;

@@ -37,6 +37,11 @@ export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
   setAvailable(available: boolean): void;
   /** Fault injection: every call answers only after this long, as a provider in trouble does. */
   setCallDelayMs(delayMs: number): void;
+  /**
+   * Fault injection: while set, callbacks are lost on the way (those a verdict triggers now, and
+   * retries that fall due), never retried, so only reconciliation can learn the verdict.
+   */
+  setCallbacksLost(lost: boolean): void;
 }
 
 export function createSandboxProvider(options: SandboxOptions): SandboxProvider {
@@ -45,11 +50,16 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   db.exec(`CREATE TABLE IF NOT EXISTS sandbox_payments (
     payment_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, amount_cents INTEGER NOT NULL,
     status TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, refunded INTEGER NOT NULL DEFAULT 0)`);
+  // Ledgers from before idempotency keys get the column; old rows have none (NULLs never collide).
+  const columns = db.prepare('PRAGMA table_info(sandbox_payments)').all() as { name: string }[];
+  if (!columns.some((c) => c.name === 'idempotency_key')) db.exec('ALTER TABLE sandbox_payments ADD COLUMN idempotency_key TEXT');
+  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS sandbox_payments_idempotency ON sandbox_payments (idempotency_key)');
   const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
   const timers = new Set<NodeJS.Timeout>();
   let stopped = false;
   let available = true;
   let callDelayMs = 0;
+  let callbacksLost = false;
   const reachable = async (): Promise<void> => {
     if (callDelayMs > 0) await sleep(callDelayMs);
     if (!available) throw new PaymentProviderError('the sandbox provider is unavailable (injected outage)');
@@ -67,7 +77,7 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
 
   const deliver = (paymentId: string, attempt: number): void => {
     const row = get.get(paymentId) as LedgerRow | undefined;
-    if (row === undefined || stopped) return;
+    if (row === undefined || stopped || callbacksLost) return;
     const body = JSON.stringify({ paymentId, orderId: row.order_id, status: row.status, amountCents: row.amount_cents });
     fetch(options.callbackUrl(), {
       method: 'POST',
@@ -86,17 +96,21 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   };
 
   const scheduleDelivery = (paymentId: string): void => {
+    if (callbacksLost) return;
     later(randomInt(options.deliveryDelayMsMax + 1), () => deliver(paymentId, 1));
     if (Math.random() < options.duplicateRate) later(randomInt(options.deliveryDelayMsMax + 1), () => deliver(paymentId, 1));
   };
 
   return {
     name: 'sandbox',
-    async createPayment({ orderId, amountCents }) {
+    async createPayment({ orderId, amountCents, idempotencyKey }) {
       await reachable();
+      // Idempotent by key, as real providers are: the same key answers the payment it opened first.
       const paymentId = `pay_${randomBytes(16).toString('base64url')}`;
-      db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status) VALUES (?, ?, ?, 'PENDING')`).run(paymentId, orderId, amountCents);
-      return { paymentId };
+      db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status, idempotency_key) VALUES (?, ?, ?, 'PENDING', ?)
+        ON CONFLICT (idempotency_key) DO NOTHING`).run(paymentId, orderId, amountCents, idempotencyKey);
+      const opened = db.prepare('SELECT payment_id FROM sandbox_payments WHERE idempotency_key = ?').get(idempotencyKey) as { payment_id: string };
+      return { paymentId: opened.payment_id };
     },
     async getPaymentStatus(paymentId) {
       await reachable();
@@ -124,6 +138,9 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
     },
     setCallDelayMs(delayMs) {
       callDelayMs = delayMs;
+    },
+    setCallbacksLost(lost) {
+      callbacksLost = lost;
     },
     stop() {
       stopped = true;

@@ -1,11 +1,15 @@
 import type { Database } from 'better-sqlite3';
+import { usernameKey } from '../../domain/username.js';
+
+/** A step is SQL, or a function for what SQL cannot compute (it runs in the same transaction). */
+export type Migration = string | ((db: Database) => void);
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; PRAGMA user_version
  * records how far a database has come. Never edit a released entry: append a new one.
  * The invariants that must hold even if code is wrong live here as constraints.
  */
-export const migrations: readonly string[] = [
+export const migrations: readonly Migration[] = [
   `
   CREATE TABLE users (
     user_id TEXT PRIMARY KEY,
@@ -128,14 +132,205 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE holds ADD COLUMN extensions INTEGER NOT NULL DEFAULT 0 CHECK (extensions >= 0);
   `,
+  // v3: usernames unique without regard to case after Unicode NFKC normalisation.
+  addUsernameKeys,
+  // v4: the background passes page through their backlogs by (time, id) keysets; these indexes
+  // serve each page straight from the index, however large the backlog. A payment remembers the
+  // amount the provider reported when it differed from the charge, so its refund returns that.
+  `
+  ALTER TABLE payments ADD COLUMN received_cents INTEGER CHECK (received_cents >= 0);
+  DROP INDEX payments_by_status;
+  CREATE INDEX payments_by_status ON payments (status, updated_at, payment_id);
+  DROP INDEX orders_by_status;
+  CREATE INDEX orders_by_status ON orders (status, updated_at, order_id);
+  DROP INDEX holds_active_by_expiry;
+  CREATE INDEX holds_active_by_expiry ON holds (expires_at, hold_id) WHERE status = 'ACTIVE';
+  `,
+  // v5: a check-in nonce is the same scan only from the same steward, gate and device; a per-buyer
+  // seat limit per show (NULL: the configured default, as for every show from before v5), and the
+  // access path that counts one buyer's seats of a show while placing a hold.
+  `
+  ALTER TABLE tickets ADD COLUMN checkin_by TEXT;
+  ALTER TABLE tickets ADD COLUMN checkin_gate TEXT;
+  ALTER TABLE tickets ADD COLUMN checkin_device TEXT;
+  ALTER TABLE shows ADD COLUMN max_seats_per_user INTEGER CHECK (max_seats_per_user IS NULL OR max_seats_per_user >= 1);
+  CREATE INDEX holds_claiming_by_user ON holds (user_id, show_id) WHERE status IN ('ACTIVE','CONFIRMED');
+  `,
+  // v6: one inventory engine for seats and counted stock (issue 13); see addInventory.
+  addInventory,
 ];
+
+/**
+ * Backfills each user's username key (computed in JS: SQLite has no NFKC) and makes it unique.
+ * Names that collide under the new rule were both legal before: the oldest account keeps the plain
+ * key, a later one gets a key no normalised name can equal, so the migration never fails and each
+ * such account still signs in with the exact spelling it registered (exact names are looked up first).
+ */
+function addUsernameKeys(db: Database): void {
+  db.exec("ALTER TABLE users ADD COLUMN username_key TEXT NOT NULL DEFAULT ''");
+  const users = db.prepare('SELECT user_id, username FROM users ORDER BY created_at, user_id').all() as { user_id: string; username: string }[];
+  const setKey = db.prepare('UPDATE users SET username_key = ? WHERE user_id = ?');
+  const taken = new Set<string>();
+  for (const user of users) {
+    const key = usernameKey(user.username);
+    setKey.run(taken.has(key) ? `${key}\u0000${user.user_id}` : key, user.user_id);
+    taken.add(key);
+  }
+  db.exec('CREATE UNIQUE INDEX users_one_per_username_key ON users (username_key)');
+}
+
+/**
+ * v6: sections with their own price and counted stock, reservation lines instead of seat-id lists,
+ * a per-buyer unit counter, and tickets that may name no seat. Every guard the booking loop relies
+ * on is a constraint or index here, so it holds whichever process or backend writes:
+ * - sections.available stays between 0 and capacity (a take that would oversell, or a give-back
+ *   that would make stock out of nothing, fails the statement);
+ * - user_show_units.units never goes below 0 (a double give-back fails);
+ * - one live claim per seat (hold_lines_one_live_claim), one live order per hold (kept from v1),
+ *   one admitting ticket per seat (tickets_one_per_seat), one ticket per (order, number).
+ * Existing data is carried over: sections from each show's seat map (sold by seat, as before),
+ * hold lines from holds.seat_ids with their live claims, the units each buyer holds or bought,
+ * and tickets with their seat's section.
+ */
+function addInventory(db: Database): void {
+  const count = (sql: string): number => (db.prepare(sql).get() as { n: number }).n;
+  const before = { lines: count('SELECT coalesce(sum(json_array_length(seat_ids)), 0) AS n FROM holds'), tickets: count('SELECT count(*) AS n FROM tickets') };
+  db.exec(`
+  CREATE TABLE sections (
+    show_id TEXT NOT NULL REFERENCES shows(show_id),
+    section_id TEXT NOT NULL,
+    position INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('SEATED','GENERAL_ADMISSION')),
+    sell_by TEXT NOT NULL CHECK (sell_by IN ('SEAT','QUANTITY')),
+    price_cents INTEGER NOT NULL CHECK (price_cents >= 0),
+    rows_count INTEGER,
+    seats_per_row INTEGER,
+    capacity INTEGER NOT NULL CHECK (capacity >= 0),
+    -- Units not tied to a live hold or a sale: free seats of a section sold by seat, the untaken
+    -- count of a counted one. Every claim decrements it, every give-back increments it.
+    available INTEGER NOT NULL,
+    PRIMARY KEY (show_id, section_id),
+    CHECK (available BETWEEN 0 AND capacity),
+    CHECK ((kind = 'SEATED') = (rows_count IS NOT NULL AND seats_per_row IS NOT NULL)),
+    CHECK (kind = 'SEATED' OR sell_by = 'QUANTITY'),
+    CHECK (kind <> 'SEATED' OR capacity = rows_count * seats_per_row)
+  ) WITHOUT ROWID;
+
+  INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity, available)
+    SELECT s.show_id, json_extract(j.value, '$.id'), j.key, json_extract(j.value, '$.name'), 'SEATED', 'SEAT',
+      json_extract(j.value, '$.priceCents'), json_extract(j.value, '$.rows'), json_extract(j.value, '$.seatsPerRow'),
+      json_extract(j.value, '$.rows') * json_extract(j.value, '$.seatsPerRow'),
+      (SELECT count(*) FROM seats t WHERE t.show_id = s.show_id AND t.section = json_extract(j.value, '$.id') AND t.status = 'AVAILABLE')
+    FROM shows s, json_each(s.seat_map, '$.sections') j;
+
+  -- Price lives on the section now; a seat says whether it is accessible.
+  ALTER TABLE seats DROP COLUMN price_cents;
+  ALTER TABLE seats ADD COLUMN accessible INTEGER NOT NULL DEFAULT 0 CHECK (accessible IN (0, 1));
+  -- Best-available (and picking seats at issue) reads the free seats of a few rows nearest a point:
+  -- only free seats are in this index, with everything the chooser needs, so a row is one short
+  -- index range and a taken seat costs nothing to skip.
+  CREATE INDEX seats_free_by_row ON seats (show_id, section, row_no, seat_no, accessible) WHERE status = 'AVAILABLE';
+
+  -- One row per seat of a SEATS line (quantity 1), one per UNITS line (seat_id NULL). claim = 1
+  -- while the hold is ACTIVE or CONFIRMED, NULL once it lapsed: clearing it is the give-back,
+  -- so a line's seats or units return exactly once, however often a lapse is attempted.
+  CREATE TABLE hold_lines (
+    hold_id TEXT NOT NULL REFERENCES holds(hold_id),
+    line_no INTEGER NOT NULL,
+    show_id TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    seat_id TEXT,
+    quantity INTEGER NOT NULL CHECK (quantity >= 1),
+    claim INTEGER CHECK (claim = 1),
+    PRIMARY KEY (hold_id, line_no),
+    CHECK (seat_id IS NULL OR quantity = 1)
+  ) WITHOUT ROWID;
+  -- The schema's guarantee that a seat belongs to at most one live hold, whatever the code does.
+  CREATE UNIQUE INDEX hold_lines_one_live_claim ON hold_lines (show_id, seat_id) WHERE claim = 1 AND seat_id IS NOT NULL;
+
+  INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, quantity, claim)
+    SELECT h.hold_id, j.key, h.show_id, t.section, j.value, 1, hs.claim
+    FROM holds h, json_each(h.seat_ids) j
+    JOIN seats t ON t.show_id = h.show_id AND t.seat_id = j.value
+    LEFT JOIN hold_seats hs ON hs.hold_id = h.hold_id AND hs.seat_id = j.value;
+  DROP TABLE hold_seats;
+
+  ALTER TABLE holds ADD COLUMN units INTEGER NOT NULL DEFAULT 0 CHECK (units >= 0);
+  UPDATE holds SET units = json_array_length(seat_ids);
+  ALTER TABLE holds DROP COLUMN seat_ids;
+  ALTER TABLE orders DROP COLUMN seat_ids;
+
+  -- Units one buyer holds (ACTIVE holds) or bought (CONFIRMED holds whose order is live) of one
+  -- show. A claim increments it conditionally (units + n <= the limit), a lapse decrements it.
+  CREATE TABLE user_show_units (
+    user_id TEXT NOT NULL,
+    show_id TEXT NOT NULL,
+    units INTEGER NOT NULL CHECK (units >= 0),
+    PRIMARY KEY (user_id, show_id)
+  ) WITHOUT ROWID;
+  INSERT INTO user_show_units (user_id, show_id, units)
+    SELECT h.user_id, h.show_id, SUM(h.units) FROM holds h
+    WHERE h.status = 'ACTIVE' OR (h.status = 'CONFIRMED' AND EXISTS (
+      SELECT 1 FROM orders o WHERE o.hold_id = h.hold_id AND o.status NOT IN ('CANCELLED','REFUNDED')))
+    GROUP BY h.user_id, h.show_id;
+  DROP INDEX holds_claiming_by_user;
+
+  -- Tickets may name no seat (general admission); each names its section and its number in the
+  -- order, so issuing twice cannot double an order's tickets.
+  CREATE TABLE tickets_v6 (
+    ticket_id TEXT PRIMARY KEY,
+    order_id TEXT NOT NULL REFERENCES orders(order_id),
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    show_id TEXT NOT NULL,
+    section_id TEXT NOT NULL,
+    seat_id TEXT,
+    seq INTEGER NOT NULL CHECK (seq >= 1),
+    code TEXT NOT NULL UNIQUE,
+    status TEXT NOT NULL CHECK (status IN ('VALID','USED','INVALID')),
+    issued_at INTEGER NOT NULL,
+    used_at INTEGER,
+    checkin_nonce TEXT,
+    checkin_by TEXT,
+    checkin_gate TEXT,
+    checkin_device TEXT,
+    UNIQUE (order_id, seq)
+  );
+  INSERT INTO tickets_v6 (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, used_at,
+      checkin_nonce, checkin_by, checkin_gate, checkin_device)
+    SELECT k.ticket_id, k.order_id, k.user_id, k.show_id, t.section, k.seat_id,
+      row_number() OVER (PARTITION BY k.order_id ORDER BY k.seat_id), k.code, k.status, k.issued_at, k.used_at,
+      k.checkin_nonce, k.checkin_by, k.checkin_gate, k.checkin_device
+    FROM tickets k JOIN seats t ON t.show_id = k.show_id AND t.seat_id = k.seat_id;
+  DROP TABLE tickets;
+  ALTER TABLE tickets_v6 RENAME TO tickets;
+  -- One admitting ticket per seat, ever.
+  CREATE UNIQUE INDEX tickets_one_per_seat ON tickets (show_id, seat_id) WHERE status <> 'INVALID' AND seat_id IS NOT NULL;
+  CREATE INDEX tickets_by_user ON tickets (user_id, issued_at);
+  `);
+  // Each stored seat map in today's shape: every section so far was seated and sold by seat.
+  const setSeatMap = db.prepare('UPDATE shows SET seat_map = ? WHERE show_id = ?');
+  for (const show of db.prepare('SELECT show_id, seat_map FROM shows').all() as { show_id: string; seat_map: string }[]) {
+    const spec = JSON.parse(show.seat_map) as { sections?: Record<string, unknown>[] };
+    const sections = (spec.sections ?? []).map((section) => ({ kind: 'SEATED', sellBy: 'SEAT', accessible: [], ...section }));
+    setSeatMap.run(JSON.stringify({ ...spec, sections }), show.show_id);
+  }
+  // Every row carried over (a seat id naming no seat would drop its line or ticket), or the
+  // migration fails and the database stays at v5.
+  const after = { lines: count('SELECT count(*) AS n FROM hold_lines'), tickets: count('SELECT count(*) AS n FROM tickets') };
+  const orphans = count('SELECT count(*) AS n FROM seats t WHERE NOT EXISTS (SELECT 1 FROM sections c WHERE c.show_id = t.show_id AND c.section_id = t.section)');
+  if (after.lines !== before.lines || after.tickets !== before.tickets || orphans > 0) {
+    throw new Error(`migration v6 would lose data: ${JSON.stringify({ before, after, seatsWithoutSection: orphans })}`);
+  }
+}
 
 export function migrate(db: Database): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let version = current; version < migrations.length; version++) {
-    const sql = migrations[version] as string;
+    const step = migrations[version] as Migration;
     db.transaction(() => {
-      db.exec(sql);
+      if (typeof step === 'string') db.exec(step);
+      else step(db);
       db.pragma(`user_version = ${version + 1}`);
     })();
   }

@@ -1,37 +1,41 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { StoreConflictError, type BookingStore, type StoreReader, type StoreTx } from '../../ports/store.js';
+import type { Store } from '../../ports/engine/index.js';
+import { sqliteAudit } from './audit.js';
+import { seatChooser } from './choose-seats.js';
+import { groupCommit } from './group-commit.js';
+import { sqliteIdempotency } from './idempotency.js';
+import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
-import { createSqliteRepositories } from './sqlite-repositories.js';
+import { sqliteOrders } from './orders.js';
+import { sqlitePayments } from './payments.js';
+import { sqliteShared } from './shared.js';
+import { showCache, sqliteShows } from './shows.js';
+import { sqliteTickets } from './tickets.js';
+import { sqliteUsers } from './users.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
   readonly filename: string;
-  /** Most units of work that share one commit. */
+  /** Most operations that share one commit. */
   readonly batchMax?: number;
+  /** Most operations waiting for their batch; more are refused at once as busy (StoreBusyError). */
+  readonly pendingMax?: number;
 }
 
-interface Unit {
-  readonly work: (tx: StoreTx) => Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-}
-
-type Outcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+/** Defaults: a batch of 256 units commits in a few milliseconds; 10,000 waiting is seconds of work. */
+const batchMaxDefault = 256;
+const pendingMaxDefault = 10_000;
 
 /**
- * The embedded store: one better-sqlite3 connection in WAL mode. synchronous=NORMAL in WAL
- * survives a process crash (SIGKILL), the failure this mode must ride out; an OS crash may lose
- * the last commits.
- *
- * Group commit: units of work run one after another (none sees another's uncommitted writes
- * half-done), each inside its own savepoint, and every unit that arrived in the same turn of the
- * event loop shares one COMMIT. Nobody hears of a result before that COMMIT succeeded, so an
- * acknowledged hold or order is on disk; one unit failing rolls back only its own savepoint.
- * In a rush this turns a commit per request into a commit per batch, the dominant cost.
+ * The embedded store: one better-sqlite3 connection in WAL mode, every named operation of the
+ * port one unit of a group commit (see group-commit.ts). synchronous=NORMAL in WAL survives a
+ * process crash (SIGKILL), the failure this mode must ride out; an OS crash may lose the last
+ * commits. Reads run directly on the connection: a batch never yields half-done, so a read sees
+ * committed state only.
  */
-export function openSqliteStore(options: SqliteStoreOptions): BookingStore {
+export function openSqliteStore(options: SqliteStoreOptions): Store {
   if (options.filename !== ':memory:') mkdirSync(dirname(options.filename), { recursive: true });
   const db = new Database(options.filename);
   db.pragma('journal_mode = WAL');
@@ -47,90 +51,25 @@ export function openSqliteStore(options: SqliteStoreOptions): BookingStore {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('temp_store = MEMORY');
   migrate(db);
-  const repositories = createSqliteRepositories(db);
-  const sql = {
-    begin: db.prepare('BEGIN IMMEDIATE'),
-    commit: db.prepare('COMMIT'),
-    rollback: db.prepare('ROLLBACK'),
-    savepoint: db.prepare('SAVEPOINT unit'),
-    release: db.prepare('RELEASE unit'),
-    rollbackUnit: db.prepare('ROLLBACK TO unit'),
-  };
-  const batchMax = options.batchMax ?? 256;
-  const pending: Unit[] = [];
-  let draining: Promise<void> | null = null;
-
-  async function runBatch(batch: readonly Unit[]): Promise<void> {
-    const outcomes: Outcome[] = [];
-    sql.begin.run();
-    for (const unit of batch) {
-      if (!db.inTransaction) sql.begin.run();
-      sql.savepoint.run();
-      try {
-        const value = await unit.work(repositories);
-        sql.release.run();
-        outcomes.push({ ok: true, value });
-      } catch (error) {
-        if (db.inTransaction) {
-          sql.rollbackUnit.run();
-          sql.release.run();
-        } else {
-          // SQLite gave up the whole transaction (disk full, I/O error): the units before this one
-          // in the batch were lost with it, so they fail too; nobody has been told otherwise.
-          for (let i = 0; i < outcomes.length; i++) outcomes[i] = { ok: false, error };
-        }
-        outcomes.push({ ok: false, error: asConflict(error) });
-      }
-    }
-    try {
-      if (db.inTransaction) sql.commit.run();
-    } catch (error) {
-      if (db.inTransaction) sql.rollback.run();
-      batch.forEach((unit) => unit.reject(error));
-      return;
-    }
-    batch.forEach((unit, i) => {
-      const outcome = outcomes[i] as Outcome;
-      if (outcome.ok) unit.resolve(outcome.value);
-      else unit.reject(outcome.error);
-    });
-  }
-
-  async function drain(): Promise<void> {
-    try {
-      while (pending.length > 0) await runBatch(pending.splice(0, batchMax));
-    } finally {
-      draining = null;
-    }
-  }
-
-  function submit<T>(work: (tx: StoreTx) => Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      pending.push({ work, resolve: resolve as (value: unknown) => void, reject });
-      // setImmediate runs after this turn's I/O callbacks: every request parsed in the same
-      // turn joins the batch.
-      draining ??= new Promise<void>((started) => setImmediate(() => started(drain())));
-    });
-  }
-
+  const gc = groupCommit(db, options.batchMax ?? batchMaxDefault, options.pendingMax ?? pendingMaxDefault);
+  const shows = showCache(db);
+  const shared = sqliteShared(db, shows);
+  const choose = seatChooser(db);
   return {
-    transaction: <T>(work: (tx: StoreTx) => Promise<T>): Promise<T> => submit(work),
-    read: <T>(work: (tx: StoreReader) => Promise<T>): Promise<T> => submit(work),
+    ...sqliteUsers(db, gc),
+    ...sqliteShows(db, gc),
+    ...sqliteInventory(db, gc, shows, shared, choose),
+    ...sqliteOrders(db, gc, shared),
+    ...sqlitePayments(db, gc, shared),
+    ...sqliteTickets(db, gc, shows, shared, choose),
+    ...sqliteIdempotency(db, gc),
+    ...sqliteAudit(db, shared),
     async ping() {
       db.prepare('SELECT 1').get();
     },
     async close() {
-      await submit(async () => undefined);
-      await draining;
+      await gc.flush();
       db.close();
     },
   };
-}
-
-/** A uniqueness or check constraint refusing a write is a conflict, the schema's last line of defence. */
-function asConflict(error: unknown): unknown {
-  if (error instanceof Database.SqliteError && error.code.startsWith('SQLITE_CONSTRAINT')) {
-    return new StoreConflictError('constraint', error.code, error.message);
-  }
-  return error;
 }

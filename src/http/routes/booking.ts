@@ -6,10 +6,11 @@ import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdView } from '../../app/views.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireUser, withStoredRole } from '../auth.js';
+import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
+import { countAnswers } from '../outcome-counting.js';
 import {
-  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, OrderBody, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
+  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;
@@ -21,11 +22,11 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     onRequest: guard(tokens),
     schema: {
       tags: ['booking'],
-      summary: 'Hold specific seats or N best-available seats, all or nothing, for a bounded time',
+      summary: 'Hold specific seats, N best-available seats, or N places of a counted section, all or nothing, for a bounded time',
       security: [{ bearer: [] }],
       params: ShowParams,
       body: HoldBody,
-      response: { 201: HoldResponse, ...errorResponses(400, 401, 404, 409, 422) },
+      response: { 201: HoldResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -38,6 +39,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
         adjacent: body.adjacent ?? true,
         ...(body.section === undefined ? {} : { section: body.section }),
         ...(body.near === undefined ? {} : { near: body.near }),
+        ...(body.accessible === undefined ? {} : { accessible: body.accessible }),
       };
     const placed = await holdSeats(ctx, {
       userId: me.userId,
@@ -80,13 +82,20 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
 
   app.post('/orders', {
     onRequest: guard(tokens),
+    onSend: countAnswers((outcome) => ctx.telemetry.orderAttempt(outcome), (reply) => (reply.getHeader('idempotent-replayed') === 'true' ? 'REPLAYED' : 'PENDING_PAY')),
     schema: {
       tags: ['booking'],
       summary: 'Turn an active hold into an order awaiting payment (X-Idempotency-Key required)',
       security: [{ bearer: [] }],
-      headers: Type.Object({ 'x-idempotency-key': Type.Optional(Type.String()) }),
+      headers: OrderHeaders,
       body: OrderBody,
-      response: { 200: OrderResponse, 201: OrderResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 502) },
+      response: {
+        201: Type.Object(OrderResponse.properties, {
+          description: 'The order (also when replayed for a retried key)',
+          headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the stored answer to an earlier request with the same key' } },
+        }),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 502, 503),
+      },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -109,10 +118,8 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 200: Type.Intersect([OrderResponse, Type.Object({ tickets: Type.Array(TicketResponse) })]), ...errorResponses(401, 404) },
     },
   }, async (request) => {
-    const me = requireUser(tokens, request);
-    // Only a token that says ADMIN costs a lookup: the stored role decides.
-    const isAdmin = me.role === 'ADMIN' && (await withStoredRole(ctx, me)).role === 'ADMIN';
-    return getOrderWithTickets(ctx, { userId: me.userId, isAdmin }, request.params.orderId);
+    // Not the token's role: the stored one decides, read only when the order is someone else's.
+    return getOrderWithTickets(ctx, requireUser(tokens, request).userId, request.params.orderId);
   });
 
   app.get('/me/orders', {

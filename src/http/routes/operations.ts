@@ -20,7 +20,13 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
     return { status: 'ready' as const };
   });
 
-  app.get('/metrics', { schema: { tags: ['operations'], summary: 'Prometheus metrics', hide: false } }, async (_request, reply) => {
+  app.get('/metrics', {
+    schema: {
+      tags: ['operations'],
+      summary: 'Prometheus metrics',
+      response: { 200: { description: 'Prometheus text exposition format 0.0.4', content: { 'text/plain': { schema: Type.String() } } } },
+    },
+  }, async (_request, reply) => {
     return reply.type(deps.metrics.contentType).send(await deps.metrics.render());
   });
 };

@@ -2,13 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type, type Static } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { AppError } from '../../app/errors.js';
+import { payableOrderPayment } from '../../app/order-payment.js';
 import { applyPaymentReport } from '../../app/payments.js';
 import { limits } from '../../domain/index.js';
 import { verifyWebhook } from '../../lib/webhook-signature.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
-import { OrderParams, PaymentCallbackBody, SandboxPayBody, errorResponses } from '../schemas.js';
+import { countAnswers } from '../outcome-counting.js';
+import { OrderParams, PaymentCallbackBody, SandboxPayBody, SettlementOutcomeSchema, errorResponses } from '../schemas.js';
 
 const callbackBody = TypeCompiler.Compile(PaymentCallbackBody);
 
@@ -22,22 +24,31 @@ export const paymentRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   raw.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   raw.post('/payments/callback', {
+    // Every refusal (a bad signature, a bad body, one the use case cannot apply now) is counted
+    // here with its code; applied callbacks are counted by the use case with their outcome.
+    onSend: countAnswers((outcome) => ctx.telemetry.paymentCallback(outcome), () => null),
     schema: {
       tags: ['payments'],
       summary: 'Payment provider callback, signed: X-TicketRush-Signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">',
-      description: 'Idempotent by (paymentId, orderId). Answers non-2xx when the callback cannot be applied, so the provider retries.',
+      description: 'Idempotent by (paymentId, orderId). Answers non-2xx when the callback cannot be applied now, so the provider retries. '
+        + 'A wrong amount is acknowledged (200, outcome AMOUNT_MISMATCH): no retry can fix it; its money is refunded and the order cancelled.',
       headers: Type.Object({ 'x-ticketrush-signature': Type.Optional(Type.String({ maxLength: 512 })) }),
-      response: { 200: Type.Object({ received: Type.Boolean(), outcome: Type.String() }), ...errorResponses(400, 401, 404, 409, 422) },
+      response: { 200: Type.Object({ received: Type.Boolean(), outcome: SettlementOutcomeSchema }), ...errorResponses(400, 401, 404, 409, 422) },
     },
   }, async (request) => {
-    const raw = typeof request.body === 'string' ? request.body : '';
-    const verdict = verifyWebhook(deps.paymentSecret, singleHeader(request.headers['x-ticketrush-signature']), raw, Math.floor(ctx.clock.now() / 1000), limits.signatureToleranceSeconds);
-    if (verdict === 'STALE') throw new HttpError('SIGNATURE_EXPIRED', `the signature timestamp is more than ${limits.signatureToleranceSeconds}s away`);
-    if (verdict !== 'VALID') throw new HttpError('SIGNATURE_INVALID', 'missing or wrong X-TicketRush-Signature');
-    const report = parseReport(raw);
+    const report = verifiedReport(request.body, singleHeader(request.headers['x-ticketrush-signature']));
     return { received: true, outcome: await applyPaymentReport(ctx, report) };
   });
   });
+
+  /** The report in `body` once its signature checks out. */
+  function verifiedReport(body: unknown, signature: string | undefined): Static<typeof PaymentCallbackBody> {
+    const raw = typeof body === 'string' ? body : '';
+    const verdict = verifyWebhook(deps.paymentSecret, signature, raw, Math.floor(ctx.clock.now() / 1000), limits.signatureToleranceSeconds);
+    if (verdict === 'STALE') throw new HttpError('SIGNATURE_EXPIRED', `the signature timestamp is more than ${limits.signatureToleranceSeconds}s away`);
+    if (verdict !== 'VALID') throw new HttpError('SIGNATURE_INVALID', 'missing or wrong X-TicketRush-Signature');
+    return parseReport(raw);
+  }
 
   app.post('/orders/:orderId/sandbox-pay', {
     onRequest: guard(tokens),
@@ -53,11 +64,9 @@ export const paymentRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (deps.sandbox === null) throw new HttpError('SANDBOX_DISABLED', 'the sandbox payment provider is not enabled');
     const me = requireUser(tokens, request);
     const outcome = request.body?.outcome ?? 'SUCCEEDED';
-    const order = await ctx.store.read((r) => r.orders.get(request.params.orderId));
-    if (order === null || order.userId !== me.userId) throw new AppError('ORDER_NOT_FOUND', 'no such order');
-    if (order.paymentId === null) throw new AppError('ILLEGAL_TRANSITION', 'this order has no payment to pay');
-    await deps.sandbox.simulate(order.paymentId, outcome);
-    return reply.status(202).send({ paymentId: order.paymentId, outcome });
+    const paymentId = await payableOrderPayment(ctx, me.userId, request.params.orderId);
+    await deps.sandbox.simulate(paymentId, outcome);
+    return reply.status(202).send({ paymentId, outcome });
   });
 };
 

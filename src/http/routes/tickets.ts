@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { checkInTicket, getMyTicket, listMyTickets } from '../../app/tickets.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, roleGuard, requireRole, requireUser } from '../auth.js';
-import { CheckInBody, PageQuery, TicketParams, TicketResponse, errorResponses } from '../schemas.js';
+import { CheckInBody, CheckInOutcomeSchema, PageQuery, TicketParams, TicketResponse, errorResponses } from '../schemas.js';
 
 export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const { ctx, tokens } = deps;
@@ -55,10 +55,11 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
       summary: 'Door check-in (STAFF or ADMIN): admits a ticket exactly once',
       security: [{ bearer: [] }],
       body: CheckInBody,
-      response: { 200: Type.Object({ outcome: Type.String(), ticket: TicketResponse }), ...errorResponses(400, 401, 403, 409) },
+      response: { 200: Type.Object({ outcome: CheckInOutcomeSchema, ticket: TicketResponse }), ...errorResponses(400, 401, 403, 409) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['STAFF', 'ADMIN']);
-    return checkInTicket(ctx, request.body.qr, request.body.nonce ?? null);
+    const steward = requireRole(tokens, request, ['STAFF', 'ADMIN']);
+    const { qr, nonce, gate, deviceId } = request.body;
+    return checkInTicket(ctx, qr, { nonce: nonce ?? null, staffUserId: steward.userId, gate: gate ?? null, deviceId: deviceId ?? null });
   });
 };

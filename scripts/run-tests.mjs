@@ -1,0 +1,57 @@
+#!/usr/bin/env node
+// Runs every vitest suite on SQLite (the embedded default), then the booking suites again on
+// PostgreSQL when it answers at TICKETRUSH_TEST_DATABASE_URL; otherwise says plainly that they
+// were skipped and how to enable them. Extra arguments go to both vitest runs.
+import { spawnSync } from 'node:child_process';
+import pg from 'pg';
+
+const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The suites that touch the store: each runs once more with TICKETRUSH_TEST_STORE=postgres. */
+const bookingSuites = [
+  ...['booking-api', 'hold-states', 'idempotency-takeover', 'payments-tickets', 'purchase-limit', 'order-ownership', 'checkin', 'conditional-get', 'roles', 'engine-holes'].map((name) => `test/http/${name}.test.ts`),
+  'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
+];
+// --only=sqlite or --only=postgres runs one of the two passes.
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
+const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only='));
+
+/** Latency-bound suites run alone after the rest, so the other files' load does not skew their figures. */
+const alone = ['test/load/herd.test.ts'];
+
+function vitestRun(store, args) {
+  console.log(`\n=== vitest on ${store}: ${args.join(' ') || 'all'} ===`);
+  const run = spawnSync('npx', ['vitest', 'run', ...args, ...extra], { stdio: 'inherit', env: { ...process.env, TICKETRUSH_TEST_STORE: store } });
+  return run.status === 0;
+}
+
+function vitest(store, paths) {
+  const rest = vitestRun(store, [...paths, ...alone.map((file) => `--exclude=${file}`)]);
+  const isolated = vitestRun(store, alone);
+  return rest && isolated;
+}
+
+async function reachable() {
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 2_000 });
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+const results = only === 'postgres' ? [] : [['sqlite (all suites)', vitest('sqlite', [])]];
+const unreachable = only === 'sqlite' ? 'not asked for (--only=sqlite)' : await reachable();
+const redacted = databaseUrl.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:***@');
+if (unreachable === null) {
+  results.push(['postgres (booking suites)', vitest('postgres', bookingSuites)]);
+} else {
+  console.log(`\nPostgreSQL suites skipped: no PostgreSQL answers at ${redacted} (${unreachable}). Start PostgreSQL or set TICKETRUSH_TEST_DATABASE_URL to run the booking suites on it too.`);
+}
+console.log('');
+for (const [name, ok] of results) console.log(`${ok ? 'passed' : 'FAILED'}: ${name}`);
+if (unreachable !== null) console.log('skipped: postgres (booking suites) - PostgreSQL not reachable');
+process.exit(results.every(([, ok]) => ok) ? 0 : 1);

@@ -1,0 +1,57 @@
+import type { AuditStore, ShowAudit } from '../../ports/engine/index.js';
+import type { PgDb } from './db.js';
+import { loadHolds, type HoldRow, type OrderRow } from './rows.js';
+import { sectionAvailability } from './shows.js';
+
+/**
+ * The auditor's reads, in one REPEATABLE READ READ ONLY transaction so every list is of the same
+ * moment (the invariants compare them with each other).
+ */
+export function pgAudit(db: PgDb): AuditStore {
+  return {
+    async audit(showId) {
+      return db.read(async (c) => {
+        await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+        try {
+          const exists = await c.query('SELECT 1 FROM shows WHERE show_id = $1', [showId]);
+          if (exists.rowCount === 0) return null;
+          const seats = await c.query<{ seatId: string; sectionId: string; status: ShowAudit['seats'][number]['status']; holdId: string | null }>(
+            'SELECT seat_id AS "seatId", section_id AS "sectionId", status, hold_id AS "holdId" FROM seats WHERE show_id = $1 ORDER BY seat_id COLLATE "C"', [showId]);
+          const sections = await sectionAvailability(c, showId);
+          const { rows: holdRows } = await c.query<HoldRow>('SELECT * FROM holds WHERE show_id = $1 ORDER BY created_at, hold_id COLLATE "C"', [showId]);
+          const holds = await loadHolds(c, holdRows);
+          const orders = await c.query<OrderRow>('SELECT * FROM orders WHERE show_id = $1 ORDER BY created_at, order_id COLLATE "C"', [showId]);
+          const payments = await c.query<{ paymentId: string; orderId: string; status: string; amountCents: number }>(
+            `SELECT p.payment_id AS "paymentId", p.order_id AS "orderId", p.status, p.amount_cents AS "amountCents"
+             FROM payments p JOIN orders o ON o.order_id = p.order_id WHERE o.show_id = $1 ORDER BY p.payment_id COLLATE "C"`, [showId]);
+          const tickets = await c.query<{ ticketId: string; orderId: string; sectionId: string; seatId: string | null; status: string }>(
+            `SELECT ticket_id AS "ticketId", order_id AS "orderId", section_id AS "sectionId", seat_id AS "seatId", status
+             FROM tickets WHERE show_id = $1 ORDER BY ticket_id COLLATE "C"`, [showId]);
+          const units = await c.query<{ userId: string; units: number }>(
+            'SELECT user_id AS "userId", units FROM user_show_units WHERE show_id = $1 ORDER BY user_id COLLATE "C"', [showId]);
+          const audit: ShowAudit = {
+            seats: seats.rows,
+            sections: sections.map((s) => ({ sectionId: s.sectionId, kind: s.kind, sellBy: s.sellBy, capacity: s.capacity, available: s.available })),
+            holds: holds.map((h) => ({ holdId: h.holdId, userId: h.userId, status: h.status, expiresAt: h.expiresAt, lines: h.lines })),
+            orders: orders.rows.map((o) => ({ orderId: o.order_id, holdId: o.hold_id, userId: o.user_id, status: o.status, amountCents: o.amount_cents, lines: o.lines })),
+            payments: payments.rows,
+            tickets: tickets.rows,
+            userUnits: units.rows,
+          };
+          return audit;
+        } finally {
+          await c.query('COMMIT');
+        }
+      });
+    },
+    async auditPending(now) {
+      const { rows } = await db.pool.query<{ paid: number; refund: number; overdue: number; pending: number }>(
+        `SELECT (SELECT count(*) FROM orders WHERE status = 'PAID')::int AS paid,
+                (SELECT count(*) FROM payments WHERE status = 'REFUND_PENDING')::int AS refund,
+                (SELECT count(*) FROM holds WHERE status = 'ACTIVE' AND expires_at <= $1)::int AS overdue,
+                (SELECT count(*) FROM payments WHERE status = 'PENDING')::int AS pending`, [now]);
+      const r = rows[0] as { paid: number; refund: number; overdue: number; pending: number };
+      return { paidOrders: r.paid, refundPending: r.refund, overdueActiveHolds: r.overdue, pendingPayments: r.pending };
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type pg from 'pg';
+import type { ClaimBase } from '../../ports/engine/index.js';
+
+/**
+ * The claims' hot paths as ONE statement each, run in autocommit: a single statement is atomic
+ * in PostgreSQL, so the check-and-take needs no BEGIN/COMMIT round trips. Each step is a CTE
+ * conditional on the previous one having happened (EXISTS on its RETURNING), so the statement
+ * writes everything or nothing:
+ *   lock the inventory (SKIP LOCKED: what another claim is taking right now is not waited for)
+ *   -> conditional increment of the buyer's counter (units + n <= cap)
+ *   -> the take (seats AVAILABLE -> HELD, or the bucket's available - n)
+ *   -> the hold and its lines.
+ * Row locks are held only while the statement runs. The storage guards (CHECKs, the partial
+ * unique index on live claims) still apply to every row written.
+ */
+
+export interface SeatStatementResult {
+  /** Every chosen seat was free and is now locked by us. */
+  readonly complete: boolean;
+  /** The buyer's units after the increment; null when the cap refused it (or the seats were incomplete). */
+  readonly units: number | null;
+  readonly total: number;
+  readonly taken: readonly { readonly seatId: string; readonly version: number }[];
+  /** The chosen seats that were free and not being taken by anyone else. */
+  readonly locked: readonly string[];
+}
+
+export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionIds: readonly string[]): Promise<SeatStatementResult> {
+  const { rows } = await c.query<{ complete: boolean; units: number | null; total: number; taken: { seatId: string; version: number }[] | null; locked: string[] | null }>({
+    // Named: prepared once per connection, so the hot path skips parsing and planning.
+    name: 'claim-seats',
+    text: `WITH locked AS MATERIALIZED (
+       SELECT seat_id, section_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]) AND status = 'AVAILABLE'
+       ORDER BY seat_id COLLATE "C" FOR UPDATE SKIP LOCKED),
+     complete AS (SELECT count(*) = cardinality($2::text[]) AS ok FROM locked),
+     u AS (
+       INSERT INTO user_show_units AS u (user_id, show_id, units)
+       SELECT $3::text, $1::text, $4::int WHERE $4::int <= $5::int AND (SELECT ok FROM complete)
+       ON CONFLICT (user_id, show_id) DO UPDATE SET units = u.units + EXCLUDED.units WHERE u.units + EXCLUDED.units <= $5::int
+       RETURNING units),
+     taken AS (
+       UPDATE seats s SET status = 'HELD', hold_id = $6, version = s.version + 1
+       FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND EXISTS (SELECT 1 FROM u)
+       RETURNING s.seat_id, s.version),
+     price AS (
+       SELECT coalesce(sum(c.price_cents), 0)::int AS total
+       FROM unnest($9::text[]) AS t(section_id) JOIN sections c ON c.show_id = $1 AND c.section_id = t.section_id),
+     h AS (
+       INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
+       SELECT $6, $1, $3, (SELECT total FROM price), $4::int, 'ACTIVE', $7::bigint, $8::bigint, 0 WHERE EXISTS (SELECT 1 FROM u)
+       RETURNING hold_id),
+     l AS (
+       INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
+       SELECT $6, t.n - 1, $1, t.section_id, t.seat_id, NULL, 1, true
+       FROM unnest($2::text[], $9::text[]) WITH ORDINALITY AS t(seat_id, section_id, n) WHERE EXISTS (SELECT 1 FROM h))
+     SELECT (SELECT ok FROM complete) AS complete, (SELECT units FROM u) AS units, (SELECT total FROM price) AS total,
+       (SELECT json_agg(json_build_object('seatId', seat_id, 'version', version)) FROM taken) AS taken,
+       (SELECT array_agg(seat_id) FROM locked) AS locked`,
+    values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt, sectionIds],
+  });
+  const r = rows[0] as { complete: boolean; units: number | null; total: number; taken: { seatId: string; version: number }[] | null; locked: string[] | null };
+  return { complete: r.complete, units: r.units, total: r.total, taken: r.taken ?? [], locked: r.locked ?? [] };
+}
+
+export interface UnitsStatementResult {
+  /** An unlocked bucket with enough stock was found (and locked). */
+  readonly picked: boolean;
+  readonly units: number | null;
+  readonly bucket: number | null;
+  readonly total: number | null;
+}
+
+export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & { readonly sectionId: string; readonly quantity: number }): Promise<UnitsStatementResult> {
+  const { rows } = await c.query<UnitsStatementResult>({
+    name: 'claim-units',
+    text: `WITH pick AS MATERIALIZED (
+       SELECT bucket FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int
+       ORDER BY (bucket + $4::int) % 1024 LIMIT 1 FOR UPDATE SKIP LOCKED),
+     u AS (
+       INSERT INTO user_show_units AS u (user_id, show_id, units)
+       SELECT $5::text, $1::text, $3::int WHERE $3::int <= $6::int AND EXISTS (SELECT 1 FROM pick)
+       ON CONFLICT (user_id, show_id) DO UPDATE SET units = u.units + EXCLUDED.units WHERE u.units + EXCLUDED.units <= $6::int
+       RETURNING units),
+     b AS (
+       UPDATE stock_buckets s SET available = s.available - $3::int FROM pick
+       WHERE s.show_id = $1 AND s.section_id = $2 AND s.bucket = pick.bucket AND EXISTS (SELECT 1 FROM u)
+       RETURNING s.bucket),
+     price AS (SELECT price_cents * $3::int AS total FROM sections WHERE show_id = $1 AND section_id = $2 AND sell_by = 'QUANTITY'),
+     h AS (
+       INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
+       SELECT $7, $1, $5, (SELECT total FROM price), $3::int, 'ACTIVE', $8::bigint, $9::bigint, 0 WHERE EXISTS (SELECT 1 FROM b)
+       RETURNING hold_id),
+     l AS (
+       INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
+       SELECT $7, 0, $1, $2, NULL, b.bucket, $3::int, true FROM b WHERE EXISTS (SELECT 1 FROM h))
+     SELECT EXISTS (SELECT 1 FROM pick) AS picked, (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket, (SELECT total FROM price) AS total`,
+    values: [input.showId, input.sectionId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
+  });
+  return rows[0] as UnitsStatementResult;
+}

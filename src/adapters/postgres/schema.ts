@@ -1,0 +1,206 @@
+import type { PgMigration } from './migrate.js';
+
+/**
+ * The PostgreSQL schema, versioned. Never edit a released entry: append a new one.
+ * Mirrors the SQLite v6 schema (src/adapters/sqlite/migrations.ts) table for table, with
+ * PostgreSQL types: times are bigint epoch milliseconds, ids text. Every guard the booking loop
+ * relies on is a constraint or an index here, so it holds whatever the code does and however many
+ * transactions run side by side:
+ * - one live claim per seat: hold_lines_one_live_claim (partial unique);
+ * - a seat is AVAILABLE exactly when no hold owns it: seats CHECK;
+ * - counted stock between 0 and capacity: stock_buckets CHECK (per bucket, hence per section);
+ * - a buyer's units never below 0: user_show_units CHECK;
+ * - one live order per hold: orders_one_live_per_hold (partial unique);
+ * - one order per (user, idempotency key): UNIQUE;
+ * - one admitting ticket per seat: tickets_one_per_seat (partial unique); one ticket per (order, seq).
+ * Difference from SQLite: counted stock lives in N bucket rows per section (stock_buckets) instead
+ * of one `available` column, so a rush on one general-admission section spreads its row locks;
+ * a seated section sold by seat keeps no counter at all (its availability is its AVAILABLE seats),
+ * so a seat claim never touches a per-section hot row.
+ */
+export const pgMigrations: readonly PgMigration[] = [
+  {
+    version: 1,
+    name: 'inventory engine',
+    sql: `
+    CREATE TABLE users (
+      user_id text PRIMARY KEY,
+      username text NOT NULL UNIQUE,
+      username_key text NOT NULL,
+      password_hash text NOT NULL,
+      role text NOT NULL CHECK (role IN ('BUYER','STAFF','ADMIN')),
+      created_at bigint NOT NULL
+    );
+    CREATE UNIQUE INDEX users_one_per_username_key ON users (username_key);
+    -- The LAST_ADMIN guard locks and counts these rows.
+    CREATE INDEX users_admins ON users (user_id) WHERE role = 'ADMIN';
+
+    CREATE TABLE shows (
+      show_id text PRIMARY KEY,
+      title text NOT NULL,
+      venue text NOT NULL,
+      city text NOT NULL,
+      starts_at bigint NOT NULL,
+      sale_starts_at bigint NOT NULL,
+      sale_ends_at bigint NOT NULL,
+      seat_map text NOT NULL,
+      capacity integer NOT NULL CHECK (capacity > 0),
+      max_seats_per_user integer CHECK (max_seats_per_user IS NULL OR max_seats_per_user >= 1),
+      created_at bigint NOT NULL,
+      CHECK (sale_starts_at < sale_ends_at)
+    );
+
+    CREATE TABLE sections (
+      show_id text NOT NULL REFERENCES shows(show_id),
+      section_id text NOT NULL,
+      position integer NOT NULL,
+      name text NOT NULL,
+      kind text NOT NULL CHECK (kind IN ('SEATED','GENERAL_ADMISSION')),
+      sell_by text NOT NULL CHECK (sell_by IN ('SEAT','QUANTITY')),
+      price_cents integer NOT NULL CHECK (price_cents >= 0),
+      rows_count integer,
+      seats_per_row integer,
+      capacity integer NOT NULL CHECK (capacity >= 0),
+      PRIMARY KEY (show_id, section_id),
+      CHECK ((kind = 'SEATED') = (rows_count IS NOT NULL AND seats_per_row IS NOT NULL)),
+      CHECK (kind = 'SEATED' OR sell_by = 'QUANTITY'),
+      CHECK (kind <> 'SEATED' OR capacity = rows_count * seats_per_row)
+    );
+
+    -- Counted stock (GENERAL_ADMISSION, or SEATED sold by QUANTITY), split into buckets whose
+    -- capacities add up to the section's. A claim takes from one bucket picked at random (then the
+    -- others), a give-back returns to the buckets it was taken from (hold_lines.bucket).
+    CREATE TABLE stock_buckets (
+      show_id text NOT NULL,
+      section_id text NOT NULL,
+      bucket integer NOT NULL CHECK (bucket >= 0),
+      capacity integer NOT NULL CHECK (capacity >= 0),
+      available integer NOT NULL,
+      PRIMARY KEY (show_id, section_id, bucket),
+      FOREIGN KEY (show_id, section_id) REFERENCES sections(show_id, section_id),
+      CONSTRAINT stock_within_capacity CHECK (available BETWEEN 0 AND capacity)
+    );
+
+    CREATE TABLE seats (
+      show_id text NOT NULL REFERENCES shows(show_id),
+      seat_id text NOT NULL,
+      section_id text NOT NULL,
+      row_no integer NOT NULL,
+      seat_no integer NOT NULL,
+      accessible boolean NOT NULL DEFAULT false,
+      status text NOT NULL CHECK (status IN ('AVAILABLE','HELD','SOLD','REFUND_PENDING')),
+      hold_id text,
+      version bigint NOT NULL CHECK (version >= 0),
+      PRIMARY KEY (show_id, seat_id),
+      CONSTRAINT seat_owned_unless_available CHECK ((status = 'AVAILABLE') = (hold_id IS NULL))
+    );
+    -- Best-available reads whole rows nearest a point: a few rows per choice.
+    CREATE INDEX seats_by_row ON seats (show_id, section_id, row_no, seat_no);
+
+    CREATE TABLE holds (
+      hold_id text PRIMARY KEY,
+      show_id text NOT NULL REFERENCES shows(show_id),
+      user_id text NOT NULL REFERENCES users(user_id),
+      total_price_cents integer NOT NULL CHECK (total_price_cents >= 0),
+      units integer NOT NULL CHECK (units >= 0),
+      status text NOT NULL CHECK (status IN ('ACTIVE','EXPIRED','CONFIRMED','RELEASED')),
+      created_at bigint NOT NULL,
+      expires_at bigint NOT NULL,
+      extensions integer NOT NULL DEFAULT 0 CHECK (extensions >= 0)
+    );
+    -- The sweep's access path: only live holds, by expiry time.
+    CREATE INDEX holds_active_by_expiry ON holds (expires_at, hold_id) WHERE status = 'ACTIVE';
+
+    -- One row per seat of a SEATS line; one per bucket a UNITS line took from (seat_id NULL).
+    -- claim is true while the hold is ACTIVE or CONFIRMED, NULL once it lapsed: clearing it is the
+    -- give-back, so seats and units return exactly once.
+    CREATE TABLE hold_lines (
+      hold_id text NOT NULL REFERENCES holds(hold_id),
+      line_no integer NOT NULL,
+      show_id text NOT NULL,
+      section_id text NOT NULL,
+      seat_id text,
+      bucket integer,
+      quantity integer NOT NULL CHECK (quantity >= 1),
+      claim boolean CHECK (claim),
+      PRIMARY KEY (hold_id, line_no),
+      CHECK ((seat_id IS NULL) <> (bucket IS NULL)),
+      CHECK (seat_id IS NULL OR quantity = 1)
+    );
+    -- The schema's guarantee that a seat belongs to at most one live hold, whatever the code does.
+    CREATE UNIQUE INDEX hold_lines_one_live_claim ON hold_lines (show_id, seat_id) WHERE claim AND seat_id IS NOT NULL;
+
+    -- Units one buyer holds (ACTIVE holds) or bought (CONFIRMED holds whose order is live) of one
+    -- show. A claim increments it conditionally (units + n <= the limit), a lapse decrements it.
+    CREATE TABLE user_show_units (
+      user_id text NOT NULL,
+      show_id text NOT NULL,
+      units integer NOT NULL CONSTRAINT user_units_not_negative CHECK (units >= 0),
+      PRIMARY KEY (user_id, show_id)
+    );
+
+    CREATE TABLE orders (
+      order_id text PRIMARY KEY,
+      user_id text NOT NULL REFERENCES users(user_id),
+      show_id text NOT NULL REFERENCES shows(show_id),
+      hold_id text NOT NULL REFERENCES holds(hold_id),
+      idempotency_key text NOT NULL,
+      lines jsonb NOT NULL,
+      amount_cents integer NOT NULL CHECK (amount_cents >= 0),
+      status text NOT NULL CHECK (status IN ('INIT','PENDING_PAY','PAID','TICKETED','CANCELLED','REFUNDED')),
+      payment_id text UNIQUE,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL,
+      CONSTRAINT orders_one_per_user_key UNIQUE (user_id, idempotency_key)
+    );
+    CREATE UNIQUE INDEX orders_one_live_per_hold ON orders (hold_id) WHERE status NOT IN ('CANCELLED','REFUNDED');
+    CREATE INDEX orders_by_user ON orders (user_id, created_at);
+    CREATE INDEX orders_by_status ON orders (status, updated_at, order_id);
+
+    CREATE TABLE payments (
+      payment_id text PRIMARY KEY,
+      order_id text NOT NULL REFERENCES orders(order_id),
+      amount_cents integer NOT NULL,
+      status text NOT NULL CHECK (status IN ('PENDING','SUCCEEDED','FAILED','REFUND_PENDING','REFUNDED')),
+      updated_at bigint NOT NULL,
+      received_cents integer CHECK (received_cents >= 0),
+      UNIQUE (payment_id, order_id)
+    );
+    CREATE INDEX payments_by_status ON payments (status, updated_at, payment_id);
+
+    CREATE TABLE tickets (
+      ticket_id text PRIMARY KEY,
+      order_id text NOT NULL REFERENCES orders(order_id),
+      user_id text NOT NULL REFERENCES users(user_id),
+      show_id text NOT NULL,
+      section_id text NOT NULL,
+      seat_id text,
+      seq integer NOT NULL CHECK (seq >= 1),
+      code text NOT NULL UNIQUE,
+      status text NOT NULL CHECK (status IN ('VALID','USED','INVALID')),
+      issued_at bigint NOT NULL,
+      used_at bigint,
+      checkin_nonce text,
+      checkin_by text,
+      checkin_gate text,
+      checkin_device text,
+      UNIQUE (order_id, seq)
+    );
+    -- One admitting ticket per seat, ever.
+    CREATE UNIQUE INDEX tickets_one_per_seat ON tickets (show_id, seat_id) WHERE status <> 'INVALID' AND seat_id IS NOT NULL;
+    CREATE INDEX tickets_by_user ON tickets (user_id, issued_at);
+    CREATE INDEX tickets_by_order ON tickets (order_id);
+
+    CREATE TABLE idempotency_keys (
+      scope text NOT NULL,
+      key text NOT NULL,
+      request_hash text NOT NULL,
+      state text NOT NULL CHECK (state IN ('IN_FLIGHT','DONE')),
+      outcome text CHECK (outcome IN ('SUCCEEDED','FAILED')),
+      response_body text,
+      created_at bigint NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    `,
+  },
+];

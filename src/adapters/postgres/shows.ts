@@ -1,0 +1,101 @@
+import type pg from 'pg';
+import { isCounted, limits, sectionCapacity, type SellBy } from '../../domain/index.js';
+import type { SectionAvailability, ShowStore } from '../../ports/engine/index.js';
+import { unexpected, type PgDb } from './db.js';
+import { toSeat, toShow, type SeatRow, type ShowRow } from './rows.js';
+
+/**
+ * Bucket rows per counted section. A claim locks one bucket (picked at random, SKIP LOCKED), so up
+ * to this many claims on one section commit side by side instead of queueing on one hot row; more
+ * buckets than pooled connections buy nothing.
+ */
+export const stockBucketsPerSection = 8;
+
+/** `capacity` split as evenly as possible into at most stockBucketsPerSection buckets (none empty unless capacity is 0). */
+export function bucketCapacities(capacity: number): number[] {
+  const n = Math.max(1, Math.min(stockBucketsPerSection, capacity));
+  return Array.from({ length: n }, (_, i) => Math.floor(capacity / n) + (i < capacity % n ? 1 : 0));
+}
+
+export function pgShows(db: PgDb): ShowStore {
+  return {
+    // One transaction: the show, its sections, their buckets, and the seats in chunks of at most
+    // limits.seatInsertChunkMax rows per INSERT (arrays unnested server-side). The ids are new, so
+    // nothing runs against it concurrently; READ COMMITTED is enough.
+    async createShow({ show, seats }) {
+      const result = await db.tx('createShow', async (c) => {
+        await c.query(
+          `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt]);
+        for (const [position, section] of show.seatMap.sections.entries()) {
+          const seated = section.kind === 'SEATED';
+          const sellBy: SellBy = seated ? section.sellBy : 'QUANTITY';
+          const capacity = sectionCapacity(section);
+          await c.query(
+            `INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+            [show.showId, section.id, position, section.name, section.kind, sellBy, section.priceCents, seated ? section.rows : null, seated ? section.seatsPerRow : null, capacity]);
+          if (isCounted(section)) {
+            const capacities = bucketCapacities(capacity);
+            await c.query(
+              `INSERT INTO stock_buckets (show_id, section_id, bucket, capacity, available)
+               SELECT $1, $2, b - 1, cap, cap FROM unnest($3::int[]) WITH ORDINALITY AS t(cap, b)`,
+              [show.showId, section.id, capacities]);
+          }
+        }
+        for (let start = 0; start < seats.length; start += limits.seatInsertChunkMax) {
+          const chunk = seats.slice(start, start + limits.seatInsertChunkMax);
+          await c.query(
+            `INSERT INTO seats (show_id, seat_id, section_id, row_no, seat_no, accessible, status, hold_id, version)
+             SELECT $1, id, section, r, n, acc, 'AVAILABLE', NULL, 0
+             FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::boolean[]) AS t(id, section, r, n, acc)`,
+            [show.showId, chunk.map((s) => s.seatId), chunk.map((s) => s.section), chunk.map((s) => s.row), chunk.map((s) => s.number), chunk.map((s) => s.accessible)]);
+        }
+      });
+      if (!result.ok) unexpected('createShow', result);
+    },
+    async getShow(showId) {
+      const { rows } = await db.pool.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);
+      return rows[0] === undefined ? null : toShow(rows[0]);
+    },
+    async listShows(page, now) {
+      const { rows } = await db.pool.query<ShowRow>(
+        `SELECT * FROM shows ORDER BY
+           CASE WHEN $1 < sale_starts_at THEN 1 WHEN $1 < sale_ends_at THEN 0 ELSE 2 END,
+           CASE WHEN $1 < sale_starts_at THEN sale_starts_at WHEN $1 < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
+           show_id COLLATE "C"
+         LIMIT $2 OFFSET $3`, [now, page.limit, page.offset]);
+      return rows.map(toShow);
+    },
+    // Two statements, each its own snapshot: a claim committing in between may show in the seats
+    // and not in the counts; the read model is fed every change afterwards, so it converges.
+    async loadSeatMap(showId) {
+      return db.read(async (c) => {
+        const { rows: shows } = await c.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);
+        if (shows[0] === undefined) return null;
+        const { rows: seats } = await c.query<SeatRow>('SELECT * FROM seats WHERE show_id = $1 ORDER BY section_id COLLATE "C", row_no, seat_no', [showId]);
+        return { show: toShow(shows[0]), seats: seats.map(toSeat), sections: await sectionAvailability(c, showId) };
+      });
+    },
+    async availability(showId) {
+      return db.read(async (c) => {
+        const exists = await c.query('SELECT 1 FROM shows WHERE show_id = $1', [showId]);
+        if (exists.rowCount === 0) return null;
+        return sectionAvailability(c, showId);
+      });
+    },
+  };
+}
+
+/** Counted sections: the sum of their buckets; sections sold by seat: their AVAILABLE seats. One statement, one snapshot. */
+export async function sectionAvailability(c: pg.ClientBase, showId: string): Promise<SectionAvailability[]> {
+  const { rows } = await c.query<{ section_id: string; kind: SectionAvailability['kind']; sell_by: SellBy; capacity: number; available: number }>(
+    `SELECT c.section_id, c.kind, c.sell_by, c.capacity,
+       CASE WHEN c.kind = 'SEATED' AND c.sell_by = 'SEAT'
+         THEN (SELECT count(*) FROM seats s WHERE s.show_id = c.show_id AND s.section_id = c.section_id AND s.status = 'AVAILABLE')
+         ELSE (SELECT coalesce(sum(b.available), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)
+       END::int AS available
+     FROM sections c WHERE c.show_id = $1 ORDER BY c.position`, [showId]);
+  return rows.map((r) => ({ sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available }));
+}

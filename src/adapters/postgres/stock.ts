@@ -1,0 +1,184 @@
+import type pg from 'pg';
+import type { SeatChange, StockChange } from '../../ports/engine/index.js';
+import { Rollback } from './transaction.js';
+
+/**
+ * The inventory steps that claims, lapses and settlements share. Each is conditional SQL whose
+ * row count or returned rows say whether it held; none reads first and writes later. Lock order,
+ * the same in every operation so that none waits on another in a cycle: the hold row (lapse,
+ * settle), then the buyer's counter (user_show_units), then seats or stock buckets (in key order).
+ */
+
+/** The per-user counter: +n when units + n <= max (a missing row counts as 0). */
+export async function takeUserUnits(c: pg.ClientBase, userId: string, showId: string, n: number, max: number): Promise<{ ok: true } | { ok: false; claimed: number }> {
+  // The upsert locks the buyer's counter row, so one buyer's claims on a show queue on it (a few
+  // ms each) and every one sees the count the previous one committed: the cap holds however many
+  // of them run at once. Other buyers never touch this row.
+  const { rowCount } = await c.query(
+    `INSERT INTO user_show_units AS u (user_id, show_id, units) SELECT $1::text, $2::text, $3::int WHERE $3::int <= $4::int
+     ON CONFLICT (user_id, show_id) DO UPDATE SET units = u.units + EXCLUDED.units WHERE u.units + EXCLUDED.units <= $4::int`,
+    [userId, showId, n, max]);
+  if (rowCount === 1) return { ok: true };
+  const { rows } = await c.query<{ units: number }>('SELECT units FROM user_show_units WHERE user_id = $1 AND show_id = $2', [userId, showId]);
+  return { ok: false, claimed: rows[0]?.units ?? 0 };
+}
+
+/** Adds `delta` (negative: gives back) without a cap; CHECK units >= 0 refuses a double give-back. */
+export async function moveUserUnits(c: pg.ClientBase, userId: string, showId: string, delta: number): Promise<void> {
+  if (delta === 0) return;
+  // A give-back updates the existing row (an INSERT of a negative count would fail its CHECK
+  // before ON CONFLICT is considered); a late sale may have to create it.
+  if (delta < 0) {
+    await c.query('UPDATE user_show_units SET units = units + $3::int WHERE user_id = $1 AND show_id = $2', [userId, showId, delta]);
+    return;
+  }
+  await c.query(
+    `INSERT INTO user_show_units AS u (user_id, show_id, units) VALUES ($1, $2, $3::int)
+     ON CONFLICT (user_id, show_id) DO UPDATE SET units = u.units + EXCLUDED.units`,
+    [userId, showId, delta]);
+}
+
+/**
+ * Seats AVAILABLE -> `status` for `holdId`, only those still AVAILABLE. The rows are locked in
+ * seat-id order (the sub-select's FOR UPDATE), so two claims of overlapping seats never deadlock:
+ * the second waits (at most lock_timeout) for the first, then sees the committed status. Returns
+ * the seats taken, as they are after the change.
+ */
+export async function takeSeats(c: pg.ClientBase, showId: string, holdId: string, seatIds: readonly string[], status: 'HELD' | 'SOLD'): Promise<SeatChange[]> {
+  const { rows } = await c.query<{ seat_id: string; version: number }>(
+    `WITH locked AS MATERIALIZED (
+       SELECT seat_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]) ORDER BY seat_id COLLATE "C" FOR UPDATE)
+     UPDATE seats s SET status = $4, hold_id = $3, version = s.version + 1
+     FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND s.status = 'AVAILABLE'
+     RETURNING s.seat_id, s.version`,
+    [showId, seatIds, holdId, status]);
+  return rows.map((r) => ({ seatId: r.seat_id, status, holdId, version: r.version }));
+}
+
+/**
+ * Takes `quantity` units of a counted section from its buckets, all or nothing. First one bucket
+ * with enough, starting at a random one and skipping buckets other claims have locked (SKIP
+ * LOCKED): concurrent claims on one section spread over the buckets instead of queueing on one
+ * row. When no unlocked bucket has enough (stock low, or every bucket busy), every bucket of the
+ * section is locked in bucket order and the sum decides: take from several, or refuse with what
+ * is left. CHECK available BETWEEN 0 AND capacity is the storage's last word.
+ */
+export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: string, quantity: number): Promise<{ ok: true; takes: { bucket: number; quantity: number }[] } | { ok: false; available: number }> {
+  const start = Math.floor(Math.random() * 1024);
+  // The pick is a CTE: evaluated once, so exactly one bucket is locked and decremented.
+  const one = await c.query<{ bucket: number }>(
+    `WITH pick AS MATERIALIZED (
+       SELECT bucket FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int
+       ORDER BY (bucket + $4::int) % 1024 LIMIT 1 FOR UPDATE SKIP LOCKED)
+     UPDATE stock_buckets b SET available = b.available - $3::int
+     FROM pick WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = pick.bucket
+     RETURNING b.bucket`,
+    [showId, sectionId, quantity, start]);
+  if (one.rows[0] !== undefined) return { ok: true, takes: [{ bucket: one.rows[0].bucket, quantity }] };
+  const { rows } = await c.query<{ bucket: number; available: number }>(
+    'SELECT bucket, available FROM stock_buckets WHERE show_id = $1 AND section_id = $2 ORDER BY bucket FOR UPDATE', [showId, sectionId]);
+  const available = rows.reduce((sum, r) => sum + r.available, 0);
+  if (available < quantity) return { ok: false, available };
+  const takes: { bucket: number; quantity: number }[] = [];
+  let left = quantity;
+  for (const row of [...rows].sort((a, b) => b.available - a.available)) {
+    if (left === 0) break;
+    const n = Math.min(left, row.available);
+    if (n > 0) takes.push({ bucket: row.bucket, quantity: n });
+    left -= n;
+  }
+  await c.query(
+    `UPDATE stock_buckets b SET available = b.available - t.q
+     FROM unnest($3::int[], $4::int[]) AS t(bucket, q)
+     WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = t.bucket`,
+    [showId, sectionId, takes.map((t) => t.bucket), takes.map((t) => t.quantity)]);
+  return { ok: true, takes };
+}
+
+interface LiveLine { section_id: string; seat_id: string | null; bucket: number | null; quantity: number }
+
+/**
+ * Gives back everything the hold still claims, exactly once: clearing the claims of its lines is
+ * the step that can happen only once (claim true -> NULL), and the seats and buckets follow
+ * from the rows it cleared. Seats return only if this hold still owns them. The caller has
+ * already moved the hold row out of ACTIVE/CONFIRMED under its row lock.
+ */
+export async function giveBack(c: pg.ClientBase, showId: string, holdId: string): Promise<{ seats: SeatChange[]; stock: StockChange[] }> {
+  const { rows } = await c.query<LiveLine>(
+    'UPDATE hold_lines SET claim = NULL WHERE hold_id = $1 AND claim RETURNING section_id, seat_id, bucket, quantity', [holdId]);
+  const seatIds = rows.flatMap((r) => (r.seat_id === null ? [] : [r.seat_id]));
+  const units = rows.filter((r) => r.seat_id === null);
+  let seats: SeatChange[] = [];
+  if (seatIds.length > 0) {
+    const freed = await c.query<{ seat_id: string; version: number }>(
+      `WITH locked AS MATERIALIZED (
+         SELECT seat_id FROM seats WHERE show_id = $1 AND seat_id = ANY($3::text[]) ORDER BY seat_id COLLATE "C" FOR UPDATE)
+       UPDATE seats s SET status = 'AVAILABLE', hold_id = NULL, version = s.version + 1
+       FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND s.hold_id = $2
+       RETURNING s.seat_id, s.version`,
+      [showId, holdId, seatIds]);
+    seats = freed.rows.map((r) => ({ seatId: r.seat_id, status: 'AVAILABLE', holdId: null, version: r.version }));
+  }
+  const stock = new Map<string, number>();
+  if (units.length > 0) {
+    const sorted = [...units].sort((a, b) => a.section_id.localeCompare(b.section_id) || (a.bucket ?? 0) - (b.bucket ?? 0));
+    await c.query(
+      `UPDATE stock_buckets b SET available = b.available + t.q
+       FROM unnest($2::text[], $3::int[], $4::int[]) AS t(section_id, bucket, q)
+       WHERE b.show_id = $1 AND b.section_id = t.section_id AND b.bucket = t.bucket`,
+      [showId, sorted.map((u) => u.section_id), sorted.map((u) => u.bucket), sorted.map((u) => u.quantity)]);
+    for (const u of units) stock.set(u.section_id, (stock.get(u.section_id) ?? 0) + u.quantity);
+  }
+  return { seats, stock: [...stock].map(([sectionId, delta]) => ({ sectionId, delta })) };
+}
+
+/** Inserts the hold and its line rows (claim true). */
+export async function insertHold(
+  c: pg.ClientBase,
+  hold: { holdId: string; showId: string; userId: string; totalPriceCents: number; units: number; createdAt: number; expiresAt: number },
+  lines: readonly { sectionId: string; seatId: string | null; bucket: number | null; quantity: number }[],
+): Promise<void> {
+  await c.query(
+    `INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
+     VALUES ($1, $2, $3, $4, $5, 'ACTIVE', $6, $7, 0)`,
+    [hold.holdId, hold.showId, hold.userId, hold.totalPriceCents, hold.units, hold.createdAt, hold.expiresAt]);
+  await insertLines(c, hold.holdId, hold.showId, lines, 0);
+}
+
+export async function insertLines(c: pg.ClientBase, holdId: string, showId: string, lines: readonly { sectionId: string; seatId: string | null; bucket: number | null; quantity: number }[], firstLineNo: number): Promise<void> {
+  await c.query(
+    `INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
+     SELECT $1, $3 + n - 1, $2, section_id, seat_id, bucket, q, true
+     FROM unnest($4::text[], $5::text[], $6::int[], $7::int[]) WITH ORDINALITY AS t(section_id, seat_id, bucket, q, n)`,
+    [holdId, showId, firstLineNo, lines.map((l) => l.sectionId), lines.map((l) => l.seatId), lines.map((l) => l.bucket), lines.map((l) => l.quantity)]);
+}
+
+/**
+ * Takes exactly these chosen seats or none: the seats still AVAILABLE are locked with SKIP LOCKED
+ * (a seat another transaction is taking right now is treated as lost, never waited for) and
+ * updated in one statement. When any is lost the statement is undone by ROLLBACK TO SAVEPOINT
+ * (which also releases its row locks) and the lost seat ids are returned, for the caller to
+ * choose again. The caller set `SAVEPOINT pick` before.
+ */
+export async function takeChosenSeats(c: pg.ClientBase, showId: string, holdId: string, seatIds: readonly string[], status: 'HELD' | 'SOLD'): Promise<{ ok: true; seats: SeatChange[] } | { ok: false; lost: string[] }> {
+  const { rows } = await c.query<{ seat_id: string; version: number }>(
+    `WITH locked AS MATERIALIZED (
+       SELECT seat_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]) AND status = 'AVAILABLE'
+       ORDER BY seat_id COLLATE "C" FOR UPDATE SKIP LOCKED)
+     UPDATE seats s SET status = $4, hold_id = $3, version = s.version + 1
+     FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id
+     RETURNING s.seat_id, s.version`,
+    [showId, seatIds, holdId, status]);
+  if (rows.length === seatIds.length) {
+    const byId = new Map(rows.map((r) => [r.seat_id, r.version]));
+    return { ok: true, seats: seatIds.map((seatId) => ({ seatId, status, holdId, version: byId.get(seatId) as number })) };
+  }
+  await c.query('ROLLBACK TO SAVEPOINT pick');
+  const got = new Set(rows.map((r) => r.seat_id));
+  return { ok: false, lost: seatIds.filter((id) => !got.has(id)) };
+}
+
+/** Rolls the transaction back and answers `value` (see Rollback in transaction.ts). */
+export function refuse<T>(value: T): never {
+  throw new Rollback(value);
+}

@@ -1,0 +1,110 @@
+import type { Database as Db } from 'better-sqlite3';
+import {
+  candidateRows, chooseBestAvailable, limits, seatIdOf, type BestAvailableChoice, type BestAvailableRequest, type RowRef, type SeatMapSpec, type SeatPosition,
+} from '../../domain/index.js';
+
+/**
+ * The domain chooser over the current free seats, nearest the preferred point first (domain
+ * candidateRows): rows are read in growing steps (2, 4, 8, ... at most limits.bestAvailableRowsMax)
+ * until a choice exists, then only the rows that could still beat it, so a front-row choice reads
+ * a few rows: its cost grows with the rows it looks at, not with the size of the show.
+ * Runs inside the caller's unit, so the seats it returns are still free when the caller takes them.
+ */
+export type SeatChooser = (showId: string, seatMap: SeatMapSpec, request: BestAvailableRequest) => BestAvailableChoice | null;
+
+interface FreeRow { row_no: number; seats: string }
+
+/**
+ * A seat as the chooser sees it. The chooser reads many seats and returns a few, so the id is
+ * made only when asked for; and the objects are kept per show section (a seat's place and
+ * accessibility never change), so a choice allocates nothing per seat it looks at.
+ */
+class FreeSeat implements SeatPosition {
+  readonly available = true;
+  #seatId: string | undefined;
+  constructor(readonly section: string, readonly row: number, readonly number: number, readonly accessible: boolean) {}
+  get seatId(): string {
+    // Seat ids are made by the domain's seatIdOf when a show is laid out (every schema version).
+    this.#seatId ??= seatIdOf(this.section, this.row, this.number);
+    return this.#seatId;
+  }
+}
+
+/** Show sections whose seat objects are kept; the least recently added goes first. */
+const sectionsKeptMax = 64;
+
+export function seatChooser(db: Db): SeatChooser {
+  // Hot (best-available): the free seats of a range of rows of one section, one string per row,
+  // straight from the partial covering index of free seats. Materialising a JS row per seat cost
+  // ~4 us a seat; one string per row of "number" (negative: an accessible seat) costs a tenth.
+  const freeRows = db.prepare(`SELECT row_no, group_concat(CASE accessible WHEN 1 THEN -seat_no ELSE seat_no END) AS seats
+    FROM seats WHERE show_id = ? AND section = ? AND row_no BETWEEN ? AND ? AND status = 'AVAILABLE' GROUP BY row_no`);
+
+  const kept = new Map<string, FreeSeat[][]>();
+  function seatsOf(showId: string, section: string): FreeSeat[][] {
+    const key = `${showId}\u0000${section}`;
+    let rows = kept.get(key);
+    if (rows === undefined) {
+      if (kept.size >= sectionsKeptMax) kept.delete(kept.keys().next().value as string);
+      rows = [];
+      kept.set(key, rows);
+    }
+    return rows;
+  }
+
+  /** Free seats of `rows`: per section, one range query (the window's rows of a section are contiguous). */
+  function readRows(showId: string, rows: readonly RowRef[], into: SeatPosition[]): void {
+    const ranges = new Map<string, { min: number; max: number }>();
+    for (const { section, row } of rows) {
+      const range = ranges.get(section);
+      if (range === undefined) ranges.set(section, { min: row, max: row });
+      else ranges.set(section, { min: Math.min(range.min, row), max: Math.max(range.max, row) });
+    }
+    for (const [section, { min, max }] of ranges) {
+      const rowsOfSection = seatsOf(showId, section);
+      for (const free of freeRows.all(showId, section, min, max) as FreeRow[]) {
+        const row = (rowsOfSection[free.row_no] ??= []);
+        for (const token of free.seats.split(',')) {
+          const signed = Number(token);
+          const number = Math.abs(signed);
+          into.push((row[number] ??= new FreeSeat(section, free.row_no, number, signed < 0)));
+        }
+      }
+    }
+  }
+
+  return (showId, seatMap, request) => {
+    const rows = candidateRows(seatMap, {
+      ...(request.section === undefined ? {} : { section: request.section }),
+      ...(request.near === undefined ? {} : { near: request.near }),
+    });
+    const seats: SeatPosition[] = [];
+    let read = 0;
+    let step = firstStepRows;
+    while (read < rows.length) {
+      readRows(showId, rows.slice(read, read + step), seats);
+      read = Math.min(read + step, rows.length);
+      let choice = chooseBestAvailable(seatMap, seats, request);
+      if (choice === null) {
+        step = Math.min(step * 2, limits.bestAvailableRowsMax);
+        continue;
+      }
+      // Rows come nearest first, and no choice in a row scores below its minDistance: only the
+      // unread rows nearer than this choice's score can hold a better one. Read exactly those
+      // (within one window of rows: past it any choice will do, a full front cannot make every
+      // buyer read the whole show) and choose once more; the answer is then final.
+      const { score } = choice;
+      let more = read;
+      while (more < rows.length && more < limits.bestAvailableRowsMax && (rows[more]?.minDistance ?? Infinity) < score) more++;
+      if (more > read) {
+        readRows(showId, rows.slice(read, more), seats);
+        choice = chooseBestAvailable(seatMap, seats, request) ?? choice;
+      }
+      return choice;
+    }
+    return null;
+  };
+}
+
+/** The first step reads this many rows; each next step (while nothing fits) doubles, up to limits.bestAvailableRowsMax. */
+const firstStepRows = 2;

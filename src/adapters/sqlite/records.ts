@@ -1,0 +1,63 @@
+import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, Seat, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
+import type { SectionAvailability } from '../../ports/engine/index.js';
+export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
+export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
+
+/** Column shapes as SQLite returns them (schema v6), and their mapping to domain records. */
+export interface SectionRow {
+  show_id: string; section_id: string; position: number; name: string; kind: SectionKind; sell_by: SellBy;
+  price_cents: number; rows_count: number | null; seats_per_row: number | null; capacity: number; available: number;
+}
+export interface SeatRow {
+  show_id: string; seat_id: string; section: string; row_no: number; seat_no: number; accessible: 0 | 1;
+  status: SeatStatus; hold_id: string | null; version: number;
+}
+export interface HoldRow {
+  hold_id: string; show_id: string; user_id: string; total_price_cents: number; units: number;
+  status: HoldStatus; created_at: number; expires_at: number; extensions: number;
+}
+export interface HoldLineRow { section_id: string; seat_id: string | null; quantity: number }
+export interface OrderRow {
+  order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string;
+  amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
+}
+
+export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
+  sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available,
+});
+
+export const toSeat = (r: SeatRow): Seat => ({
+  showId: r.show_id, seatId: r.seat_id, section: r.section, row: r.row_no, number: r.seat_no,
+  accessible: r.accessible === 1, status: r.status, holdId: r.hold_id, version: r.version,
+});
+
+/**
+ * A hold's stored lines (hold_lines by line_no) back into reservation lines: consecutive seat rows
+ * of one section form its SEATS line; a row without a seat is a UNITS line.
+ */
+export function toLines(rows: readonly HoldLineRow[]): ReservationLine[] {
+  const lines: ReservationLine[] = [];
+  let seats: { sectionId: string; seatIds: string[] } | null = null;
+  for (const row of rows) {
+    if (row.seat_id === null) {
+      seats = null;
+      lines.push({ kind: 'UNITS', sectionId: row.section_id, quantity: row.quantity });
+    } else if (seats !== null && seats.sectionId === row.section_id) {
+      seats.seatIds.push(row.seat_id);
+    } else {
+      seats = { sectionId: row.section_id, seatIds: [row.seat_id] };
+      lines.push({ kind: 'SEATS', sectionId: seats.sectionId, seatIds: seats.seatIds });
+    }
+  }
+  return lines;
+}
+
+export const toHold = (r: HoldRow, lines: readonly ReservationLine[]): Hold => ({
+  holdId: r.hold_id, showId: r.show_id, userId: r.user_id, lines, totalPriceCents: r.total_price_cents,
+  status: r.status, createdAt: r.created_at, expiresAt: r.expires_at, extensions: r.extensions,
+});
+
+export const toOrder = (r: OrderRow, lines: readonly ReservationLine[]): Order => ({
+  orderId: r.order_id, userId: r.user_id, showId: r.show_id, holdId: r.hold_id, idempotencyKey: r.idempotency_key,
+  lines, amountCents: r.amount_cents, status: r.status, paymentId: r.payment_id, createdAt: r.created_at, updatedAt: r.updated_at,
+});

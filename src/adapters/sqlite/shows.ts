@@ -1,0 +1,124 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
+import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore } from '../../ports/engine/index.js';
+import type { GroupCommit } from './group-commit.js';
+import * as records from './records.js';
+
+export interface SectionInfo {
+  readonly id: string;
+  readonly kind: SectionKind;
+  readonly sellBy: SellBy;
+  readonly priceCents: number;
+  /** Sold by count (general admission, or seated sold by QUANTITY): claimed with claimUnits. */
+  readonly counted: boolean;
+}
+
+export interface ShowInfo {
+  readonly show: Show;
+  readonly sections: ReadonlyMap<string, SectionInfo>;
+}
+
+/**
+ * Shows and their sections never change once created, so the claim path keeps them in memory:
+ * a claim prices its lines and checks its sections without a query. Bounded: the oldest entry
+ * goes when full (a show is re-read on its next use).
+ */
+export interface ShowCache {
+  get(showId: string): ShowInfo | null;
+}
+
+const showCacheEntriesMax = 1_000;
+
+export function showCache(db: Database): ShowCache {
+  const byId = new Map<string, ShowInfo>();
+  const showById = db.prepare('SELECT * FROM shows WHERE show_id = ?');
+  const sectionsOf = db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position');
+  return {
+    get(showId) {
+      const cached = byId.get(showId);
+      if (cached !== undefined) return cached;
+      const row = showById.get(showId) as records.ShowRow | undefined;
+      if (row === undefined) return null;
+      const sections = new Map<string, SectionInfo>();
+      for (const s of sectionsOf.all(showId) as records.SectionRow[]) {
+        sections.set(s.section_id, { id: s.section_id, kind: s.kind, sellBy: s.sell_by, priceCents: s.price_cents, counted: s.sell_by === 'QUANTITY' });
+      }
+      const info: ShowInfo = { show: records.toShow(row), sections };
+      if (byId.size >= showCacheEntriesMax) byId.delete(byId.keys().next().value as string);
+      byId.set(showId, info);
+      return info;
+    },
+  };
+}
+
+export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
+  const q = {
+    showById: db.prepare('SELECT * FROM shows WHERE show_id = ?'),
+    // The catalog's order lives here, not in a sort of one page, so page 2 never holds what page 1
+    // promised. The phases match saleWindow(): UPCOMING while now < sale_starts_at, ON_SALE while
+    // now < sale_ends_at, ENDED after. Shows are few (one row per event), so a sort per page is cheap.
+    showList: db.prepare(`SELECT * FROM shows
+      ORDER BY
+        CASE WHEN @now < sale_starts_at THEN 1 WHEN @now < sale_ends_at THEN 0 ELSE 2 END,
+        CASE WHEN @now < sale_starts_at THEN sale_starts_at WHEN @now < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
+        show_id
+      LIMIT @limit OFFSET @offset`),
+    showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at)
+      VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt)`),
+    sectionInsert: db.prepare(`INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity, available)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    sections: db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position'),
+    seatsInOrder: db.prepare(`SELECT t.* FROM seats t JOIN sections c ON c.show_id = t.show_id AND c.section_id = t.section
+      WHERE t.show_id = ? ORDER BY c.position, t.row_no, t.seat_no`),
+  };
+  const seatInserts = new Map<number, Statement>();
+  /** One multi-row INSERT per chunk: a 200,000-seat show is ~100 statements, not 200,000. */
+  const seatInsert = (rows: number): Statement => {
+    let statement = seatInserts.get(rows);
+    if (statement === undefined) {
+      const values = Array.from({ length: rows }, () => "(?, ?, ?, ?, ?, ?, 'AVAILABLE', NULL, 0)").join(', ');
+      statement = db.prepare(`INSERT INTO seats (show_id, seat_id, section, row_no, seat_no, accessible, status, hold_id, version) VALUES ${values}`);
+      seatInserts.set(rows, statement);
+    }
+    return statement;
+  };
+
+  return {
+    createShow: ({ show, seats }: CreateShowInput) =>
+      gc.write('createShow', () => {
+        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap) });
+        show.seatMap.sections.forEach((section, position) => {
+          const capacity = sectionCapacity(section);
+          const seated = section.kind === 'SEATED';
+          q.sectionInsert.run(
+            show.showId, section.id, position, section.name, section.kind, seated ? section.sellBy : 'QUANTITY', section.priceCents,
+            seated ? section.rows : null, seated ? section.seatsPerRow : null, capacity, capacity,
+          );
+        });
+        for (let start = 0; start < seats.length; start += limits.seatInsertChunkMax) {
+          const chunk = seats.slice(start, start + limits.seatInsertChunkMax);
+          seatInsert(chunk.length).run(chunk.flatMap((s) => [show.showId, s.seatId, s.section, s.row, s.number, s.accessible ? 1 : 0]));
+        }
+      }),
+    getShow: async (showId) => {
+      const row = q.showById.get(showId) as records.ShowRow | undefined;
+      return row === undefined ? null : records.toShow(row);
+    },
+    listShows: async (page: Page, now: number) =>
+      (q.showList.all({ now, limit: page.limit, offset: page.offset }) as records.ShowRow[]).map(records.toShow),
+    async loadSeatMap(showId): Promise<SeatMapLoad | null> {
+      const row = q.showById.get(showId) as records.ShowRow | undefined;
+      if (row === undefined) return null;
+      return {
+        show: records.toShow(row),
+        seats: (q.seatsInOrder.all(showId) as records.SeatRow[]).map(records.toSeat),
+        sections: (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability),
+      };
+    },
+    async availability(showId): Promise<SectionAvailability[] | null> {
+      const sections = (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability);
+      if (sections.length > 0) return sections;
+      return q.showById.get(showId) === undefined ? null : [];
+    },
+  };
+}

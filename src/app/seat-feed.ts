@@ -1,0 +1,146 @@
+import { liveLimits } from '../domain/live-limits.js';
+
+/** One letter per seat status, as in the compact seat map. */
+export type StatusLetter = 'A' | 'H' | 'S' | 'R';
+const letters: readonly StatusLetter[] = ['A', 'H', 'S', 'R'];
+const heldCode = 1;
+/** A log slot that moved a version without a seat (counted stock changed): skipped when replayed. */
+const noSeat = 0xffffffff;
+
+/** The seats that changed between two versions of a show's map, each with its latest status. */
+export interface ChangeBatch {
+  /** The version the client must already have. */
+  readonly from: number;
+  /** The version the batch leads to. */
+  readonly to: number;
+  readonly changes: readonly (readonly [seatId: string, status: StatusLetter])[];
+}
+
+/**
+ * A bounded ring of one show's seat changes: version v sits in slot v mod capacity, so the ring
+ * always holds the last `capacity` versions and resuming from anything older is a plain "reload".
+ */
+class ShowLog {
+  private readonly seatAt: Uint32Array;
+  private readonly statusAt: Uint8Array;
+  /** Versions above this one are in the ring. */
+  private floor: number;
+  version: number;
+
+  constructor(private readonly seatIds: readonly string[], version: number, private readonly capacity: number) {
+    this.seatAt = new Uint32Array(capacity);
+    this.statusAt = new Uint8Array(capacity);
+    this.floor = version;
+    this.version = version;
+  }
+
+  record(seatIndex: number, statusCode: number, version: number): void {
+    // Versions arrive in order (the cache bumps them one by one); a gap would break the ring.
+    if (version !== this.version + 1) this.floor = version;
+    const slot = version % this.capacity;
+    this.seatAt[slot] = seatIndex;
+    this.statusAt[slot] = statusCode;
+    this.version = version;
+    if (version - this.floor > this.capacity) this.floor = version - this.capacity;
+  }
+
+  since(from: number): ChangeBatch | 'RELOAD' {
+    if (from > this.version || from < this.floor) return 'RELOAD';
+    const latest = new Map<number, number>();
+    for (let v = from + 1; v <= this.version; v++) {
+      const slot = v % this.capacity;
+      if (this.seatAt[slot] === noSeat) continue;
+      latest.set(this.seatAt[slot] as number, this.statusAt[slot] as number);
+    }
+    const changes = [...latest].map(([seat, code]) => [this.seatIds[seat] as string, letters[code] as StatusLetter] as const);
+    return { from, to: this.version, changes };
+  }
+}
+
+/** Seats put on hold per second over a sliding window, for the organizer's live sale page. */
+class HoldRate {
+  private readonly perSecond = new Uint32Array(liveLimits.holdRateWindowSeconds);
+  private lastSecond = 0;
+
+  add(nowMs: number, count: number): void {
+    this.advance(Math.floor(nowMs / 1000));
+    const slot = this.lastSecond % this.perSecond.length;
+    this.perSecond[slot] = (this.perSecond[slot] ?? 0) + count;
+  }
+
+  perMinute(nowMs: number): number {
+    this.advance(Math.floor(nowMs / 1000));
+    const total = this.perSecond.reduce((sum, n) => sum + n, 0);
+    return Math.round((total * 60) / this.perSecond.length);
+  }
+
+  private advance(second: number): void {
+    if (second <= this.lastSecond) return;
+    const steps = Math.min(second - this.lastSecond, this.perSecond.length);
+    for (let i = 1; i <= steps; i++) this.perSecond[(this.lastSecond + i) % this.perSecond.length] = 0;
+    this.lastSecond = second;
+  }
+}
+
+/**
+ * The seat-change feed: the seat-map read model reports every change it applies, in commit order,
+ * and live streams subscribe per show. A show's change log exists from its first subscriber on
+ * (a show nobody watches costs nothing); listeners hear "show X changed" and pull what they need,
+ * so batching and slow clients are the subscriber's business, never the booking path's.
+ */
+export class SeatFeed {
+  private readonly logs = new Map<string, ShowLog>();
+  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly holdRates = new Map<string, HoldRate>();
+
+  constructor(private readonly now: () => number, private readonly logCapacity: number = liveLimits.changeLogSeatsMax) {}
+
+  /** Called by the read model for each seat change it applies. */
+  record(showId: string, seatIndex: number, statusCode: number, version: number): void {
+    this.logs.get(showId)?.record(seatIndex, statusCode, version);
+    if (statusCode === heldCode) {
+      let rate = this.holdRates.get(showId);
+      if (rate === undefined) this.holdRates.set(showId, (rate = new HoldRate()));
+      rate.add(this.now(), 1);
+    }
+  }
+
+  /** Called by the read model when counted stock moved the map's version (no seat changed). */
+  recordStock(showId: string, version: number): void {
+    this.logs.get(showId)?.record(noSeat, 0, version);
+  }
+
+  /** Called by the read model once a committed unit of work is applied. */
+  changed(showId: string): void {
+    for (const listener of this.listeners.get(showId) ?? []) listener();
+  }
+
+  /** Starts (or keeps) a show's change log while someone listens; `version` is the map's version now. */
+  watch(showId: string, seatIds: readonly string[], version: number, listener: () => void): () => void {
+    if (!this.logs.has(showId)) this.logs.set(showId, new ShowLog(seatIds, version, this.logCapacity));
+    let set = this.listeners.get(showId);
+    if (set === undefined) this.listeners.set(showId, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      // Nobody watches any more: the log goes too, and a late resumer is told to reload.
+      if (set.size === 0) {
+        this.listeners.delete(showId);
+        this.logs.delete(showId);
+      }
+    };
+  }
+
+  /** What changed after version `from`, coalesced per seat, or RELOAD when that is no longer known. */
+  since(showId: string, from: number): ChangeBatch | 'RELOAD' {
+    return this.logs.get(showId)?.since(from) ?? 'RELOAD';
+  }
+
+  version(showId: string): number | null {
+    return this.logs.get(showId)?.version ?? null;
+  }
+
+  holdsPerMinute(showId: string): number {
+    return this.holdRates.get(showId)?.perMinute(this.now()) ?? 0;
+  }
+}

@@ -1,0 +1,33 @@
+import type { AuditStore } from './audit.js';
+import type { IdempotencyStore } from './idempotency.js';
+import type { InventoryStore } from './inventory.js';
+import type { OrderStore } from './orders.js';
+import type { PaymentStore } from './payments.js';
+import type { ShowStore } from './shows.js';
+import type { TicketStore } from './tickets.js';
+import type { UserStore } from './users.js';
+
+export * from './audit.js';
+export * from './common.js';
+export * from './idempotency.js';
+export * from './inventory.js';
+export * from './orders.js';
+export * from './payments.js';
+export * from './shows.js';
+export * from './tickets.js';
+export * from './users.js';
+
+/**
+ * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
+ * for the conventions). Two kinds of writes:
+ * - check-and-take (inventory.ts claims): the adapter decides against the current state;
+ * - plans (everything else): the domain decides, the adapter commits compare-and-set updates on
+ *   the expected prior state of every row it touches, or answers stale.
+ * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
+ * to implement each operation as one Lua script.
+ */
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore {
+  /** Cheap liveness check of the backend (readiness probe). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

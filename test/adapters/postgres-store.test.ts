@@ -1,0 +1,170 @@
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openPgStore } from '../../src/adapters/postgres/pg-store.js';
+import { createPgPool } from '../../src/adapters/postgres/pool.js';
+import { inTransaction } from '../../src/adapters/postgres/transaction.js';
+import { createShow } from '../../src/domain/index.js';
+import { StoreBusyError, type Store } from '../../src/ports/engine/index.js';
+import { dropSchema, postgresReachable, uniqueSchemaName } from '../support/postgres.js';
+
+/** PostgreSQL-only behaviour of the adapter: bounded waits, retries, the LAST_ADMIN guard under real concurrency. */
+const url = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const reachable = await postgresReachable(url);
+const T0 = Date.UTC(2030, 0, 1);
+
+describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
+  const schemas: string[] = [];
+  const closers: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const close of closers) await close();
+    for (const schema of schemas) await dropSchema(url, schema);
+  });
+
+  async function open(overrides: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {}): Promise<{ store: Store; schema: string }> {
+    const schema = uniqueSchemaName();
+    schemas.push(schema);
+    const store = await openPgStore({
+      url, schema, poolMax: 4, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3,
+      lockTimeoutMs: overrides.lockTimeoutMs ?? 200, statementTimeoutMs: overrides.statementTimeoutMs ?? 5_000,
+    });
+    closers.push(() => store.close());
+    return { store, schema };
+  }
+
+  async function client(schema: string): Promise<pg.Client> {
+    const c = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+    await c.connect();
+    closers.push(() => c.end());
+    return c;
+  }
+
+  async function showWithHold(store: Store): Promise<string> {
+    const made = createShow({
+      showId: 'show-1', title: 't', venue: 'v', city: 'c', startsAt: T0 + 86_400_000 * 10, saleStartsAt: T0 - 1_000, saleEndsAt: T0 + 86_400_000, maxSeatsPerUser: null,
+      seatMap: { sections: [{ id: 'A', name: 'A', kind: 'SEATED', rows: 1, seatsPerRow: 10, priceCents: 100, sellBy: 'SEAT', accessible: [] }] },
+    }, T0);
+    if (!made.ok) throw new Error('show');
+    await store.createShow(made.value);
+    await store.insertUser({ userId: 'u1', username: 'u1', passwordHash: 'x', role: 'BUYER', createdAt: T0 });
+    const claim = await store.claimSeats({ holdId: 'h1', showId: 'show-1', userId: 'u1', now: T0, expiresAt: T0 + 60_000, userUnitsMax: 10, seatIds: ['A-1-1'] });
+    if (!claim.ok) throw new Error('claim');
+    return 'h1';
+  }
+
+  it('answers BUSY within about lock_timeout when a row it needs is locked, instead of waiting', async () => {
+    const { store, schema } = await open({ lockTimeoutMs: 200 });
+    const holdId = await showWithHold(store);
+    const other = await client(schema);
+    await other.query('BEGIN');
+    await other.query('SELECT * FROM holds WHERE hold_id = $1 FOR UPDATE', [holdId]);
+    const started = Date.now();
+    await expect(store.lapseHold({ holdId, event: 'RELEASE', expectedExpiresAt: T0 + 60_000, now: T0 + 1 })).rejects.toBeInstanceOf(StoreBusyError);
+    expect(Date.now() - started).toBeLessThan(1_500);
+    await other.query('ROLLBACK');
+    // Once the lock is gone the same operation goes through, exactly once.
+    expect((await store.lapseHold({ holdId, event: 'RELEASE', expectedExpiresAt: T0 + 60_000, now: T0 + 1 })).ok).toBe(true);
+  });
+
+  it('answers BUSY when a statement runs past statement_timeout', async () => {
+    const schema = uniqueSchemaName();
+    const pool = createPgPool({ url, schema: 'public', poolMax: 1, connectTimeoutMs: 2_000, idleTimeoutMs: 2_000, lockTimeoutMs: 200, statementTimeoutMs: 150 });
+    closers.push(() => pool.end());
+    void schema;
+    const started = Date.now();
+    const result = await inTransaction(pool, (c) => c.query('SELECT pg_sleep(3)'));
+    expect(result).toEqual({ kind: 'busy', reason: 'statement_timeout' });
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('retries a serialization failure or deadlock a bounded number of times, then answers BUSY', async () => {
+    const pool = createPgPool({ url, schema: 'public', poolMax: 2, connectTimeoutMs: 2_000, idleTimeoutMs: 2_000, lockTimeoutMs: 200, statementTimeoutMs: 2_000 });
+    closers.push(() => pool.end());
+    const failing = (times: number, code: string) => {
+      let calls = 0;
+      return {
+        calls: () => calls,
+        work: async (c: pg.PoolClient) => {
+          calls++;
+          await c.query('SELECT 1');
+          if (calls <= times) throw Object.assign(new Error('simulated'), { code });
+          return 'done';
+        },
+      };
+    };
+    const twice = failing(2, '40001');
+    expect(await inTransaction(pool, twice.work, { retriesMax: 3, retryBaseDelayMs: 1 })).toEqual({ kind: 'done', value: 'done' });
+    expect(twice.calls()).toBe(3);
+    const always = failing(100, '40P01');
+    expect(await inTransaction(pool, always.work, { retriesMax: 3, retryBaseDelayMs: 1 })).toEqual({ kind: 'busy', reason: 'retries_exhausted' });
+    expect(always.calls()).toBe(4);
+  });
+
+  it('retries a real deadlock: both transactions finish, one of them on its second attempt', async () => {
+    const schema = uniqueSchemaName();
+    schemas.push(schema);
+    const setup = new pg.Client({ connectionString: url });
+    await setup.connect();
+    await setup.query(`CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.pair (id int PRIMARY KEY, n int NOT NULL); INSERT INTO ${schema}.pair VALUES (1, 0), (2, 0)`);
+    await setup.end();
+    // lock_timeout above the deadlock detector's 1 s, so PostgreSQL reports the deadlock (40P01).
+    const pool = createPgPool({ url, schema, poolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 2_000, lockTimeoutMs: 5_000, statementTimeoutMs: 10_000 });
+    closers.push(() => pool.end());
+    let attempts = 0;
+    const crosswise = (first: number, second: number) => inTransaction(pool, async (c) => {
+      attempts++;
+      await c.query('UPDATE pair SET n = n + 1 WHERE id = $1', [first]);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await c.query('UPDATE pair SET n = n + 1 WHERE id = $1', [second]);
+    }, { retriesMax: 3, retryBaseDelayMs: 50 });
+    const results = await Promise.all([crosswise(1, 2), crosswise(2, 1)]);
+    expect(results.map((r) => r.kind)).toEqual(['done', 'done']);
+    expect(attempts).toBeGreaterThanOrEqual(3);
+    const { rows } = await pool.query<{ n: number }>('SELECT n FROM pair ORDER BY id');
+    expect(rows.map((r) => r.n)).toEqual([2, 2]);
+  });
+
+  it('never leaves zero admins when two admins demote each other at the same moment (ADMIN rows locked before counting)', async () => {
+    const { store, schema } = await open({ lockTimeoutMs: 2_000 });
+    const sql = await client(schema);
+    for (let round = 0; round < 20; round++) {
+      // The two admins of this round are the only ones (earlier rounds' survivor demoted directly).
+      await sql.query("UPDATE users SET role = 'BUYER' WHERE role = 'ADMIN'");
+      const ids = [`a${round}x`, `a${round}y`];
+      for (const id of ids) await store.insertUser({ userId: id, username: id, passwordHash: 'x', role: 'ADMIN', createdAt: T0 });
+      const outcomes = await Promise.all(ids.map((userId) => store.setRole({ userId, expectedRole: 'ADMIN', role: 'BUYER' })));
+      expect(outcomes.filter((o) => o.ok)).toHaveLength(1);
+      expect(outcomes.find((o) => !o.ok)).toEqual({ ok: false, code: 'LAST_ADMIN' });
+      const { rows } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'ADMIN'");
+      expect(rows[0]?.n).toBe(1);
+    }
+  });
+  it('storage guards refuse by themselves what the conditional statements never write (second line of defence)', async () => {
+    const { store, schema } = await open();
+    await showWithHold(store);
+    const made = createShow({
+      showId: 'show-ga', title: 't', venue: 'v', city: 'c', startsAt: T0 + 86_400_000 * 10, saleStartsAt: T0 - 1_000, saleEndsAt: T0 + 86_400_000, maxSeatsPerUser: null,
+      seatMap: { sections: [{ id: 'GA', name: 'GA', kind: 'GENERAL_ADMISSION', capacity: 10, priceCents: 100 }] },
+    }, T0);
+    if (!made.ok) throw new Error('show');
+    await store.createShow(made.value);
+    const sql = await client(schema);
+    const refused = async (statement: string, params: unknown[] = []): Promise<string | undefined> => {
+      try {
+        await sql.query(statement, params);
+        return undefined;
+      } catch (error) {
+        return (error as { constraint?: string }).constraint;
+      }
+    };
+    // A second live claim on A-1-1 (hold h1 has it): the partial unique index.
+    await sql.query(`INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at) VALUES ('h2', 'show-1', 'u1', 100, 1, 'ACTIVE', $1, $2)`, [T0, T0 + 60_000]);
+    expect(await refused("INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim) VALUES ('h2', 0, 'show-1', 'A', 'A-1-1', NULL, 1, true)")).toBe('hold_lines_one_live_claim');
+    // Stock below zero or above capacity: the bucket CHECK.
+    expect(await refused("UPDATE stock_buckets SET available = available - 100 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
+    expect(await refused("UPDATE stock_buckets SET available = available + 1 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
+    // A buyer's units below zero: the counter CHECK.
+    expect(await refused("UPDATE user_show_units SET units = units - 100 WHERE user_id = 'u1'")).toBe('user_units_not_negative');
+    // A seat HELD by nobody: the ownership CHECK.
+    expect(await refused("UPDATE seats SET hold_id = NULL WHERE seat_id = 'A-1-1'")).toBe('seat_owned_unless_available');
+  });
+});

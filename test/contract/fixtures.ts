@@ -1,0 +1,68 @@
+import { randomUUID } from 'node:crypto';
+import { createShow, type Hold, type Order, type Payment, type SectionSpec, type Show } from '../../src/domain/index.js';
+import type { ClaimOutcome, Store } from '../../src/ports/engine/index.js';
+
+/** Plain domain data for driving the store port directly, as the application would. */
+export const T0 = Date.UTC(2030, 0, 1);
+export const minute = 60_000;
+
+export const seated = (id: string, rows: number, seatsPerRow: number, sellBy: 'SEAT' | 'QUANTITY' = 'SEAT', priceCents = 5000): SectionSpec =>
+  ({ id, name: `Section ${id}`, kind: 'SEATED', rows, seatsPerRow, priceCents, sellBy, accessible: [] });
+export const ga = (id: string, capacity: number, priceCents = 4000): SectionSpec => ({ id, name: `Standing ${id}`, kind: 'GENERAL_ADMISSION', capacity, priceCents });
+
+export const id = (prefix: string): string => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 16)}`;
+
+export async function newShow(store: Store, sections: readonly SectionSpec[], maxSeatsPerUser: number | null = null): Promise<Show> {
+  const made = createShow({
+    showId: id('show'), title: 'Contract', venue: 'Hall', city: 'Town',
+    startsAt: T0 + 30 * 86_400_000, saleStartsAt: T0 - 86_400_000, saleEndsAt: T0 + 20 * 86_400_000,
+    seatMap: { sections }, maxSeatsPerUser,
+  }, T0 - 2 * 86_400_000);
+  if (!made.ok) throw new Error(`createShow: ${made.error.code} ${made.error.message}`);
+  await store.createShow(made.value);
+  return made.value.show;
+}
+
+export async function newUser(store: Store): Promise<string> {
+  const userId = id('user');
+  const inserted = await store.insertUser({ userId, username: userId, passwordHash: 'x', role: 'BUYER', createdAt: T0 });
+  if (!inserted.ok) throw new Error('insertUser refused');
+  return userId;
+}
+
+export const claimBase = (show: Show, userId: string, overrides: { now?: number; ttl?: number; userUnitsMax?: number } = {}) => {
+  const now = overrides.now ?? T0;
+  return { holdId: id('hold'), showId: show.showId, userId, now, expiresAt: now + (overrides.ttl ?? 10 * minute), userUnitsMax: overrides.userUnitsMax ?? 1_000 };
+};
+
+export function held(outcome: ClaimOutcome): Hold {
+  if (!outcome.ok) throw new Error(`claim refused: ${JSON.stringify(outcome)}`);
+  return outcome.hold;
+}
+
+export function newOrder(hold: Hold, key = id('key'), now = hold.createdAt + 1): Order {
+  return {
+    orderId: id('order'), userId: hold.userId, showId: hold.showId, holdId: hold.holdId, idempotencyKey: key,
+    lines: hold.lines, amountCents: hold.totalPriceCents, status: 'INIT', paymentId: null, createdAt: now, updatedAt: now,
+  };
+}
+
+/** Opens an order and moves it to PENDING_PAY with a payment, as order creation does. */
+export async function orderAwaitingPayment(store: Store, hold: Hold, now = hold.createdAt + 1): Promise<{ order: Order; payment: Payment }> {
+  const order = newOrder(hold, id('key'), now);
+  const opened = await store.openOrder(order);
+  if (!opened.ok) throw new Error(`openOrder: ${JSON.stringify(opened)}`);
+  const key = { scope: `orders:${hold.userId}`, key: order.idempotencyKey, createdAt: now };
+  const begun = await store.beginKey({ ...key, requestHash: 'h', state: 'IN_FLIGHT', outcome: null, responseBody: null });
+  if (!begun.ok) throw new Error('beginKey refused');
+  const payment: Payment = { paymentId: id('pay'), orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now };
+  const awaited = await store.awaitPayment({ orderId: order.orderId, payment, now, key, responseBody: '{}' });
+  if (!awaited.ok) throw new Error(`awaitPayment: ${JSON.stringify(awaited)}`);
+  return { order: awaited.order, payment };
+}
+
+export async function audit(store: Store, showId: string) {
+  const read = await store.audit(showId);
+  if (read === null) throw new Error(`no audit for ${showId}`);
+  return read;
+}

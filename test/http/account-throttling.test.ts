@@ -1,0 +1,123 @@
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { ApiClient } from '../support/api-client.js';
+import { startTestNode, type TestNode } from '../support/backend.js';
+
+/**
+ * Password guessing and mass registration are throttled (429 RATE_LIMITED with Retry-After);
+ * real users signing in are not; an unknown username costs the same hash as a known one.
+ * Each node here has small limits so the tests stay quick.
+ */
+let t: TestNode;
+beforeAll(async () => {
+  t = await startTestNode({
+    listen: false,
+    env: {
+      TICKETRUSH_LOGIN_FAILURES_PER_USER_IP: '5',
+      TICKETRUSH_LOGIN_FAILURES_PER_USER: '8',
+      TICKETRUSH_LOGIN_FAILURES_PER_IP: '12',
+      TICKETRUSH_REGISTRATIONS_PER_IP: '15',
+    },
+  });
+});
+afterAll(async () => t.close());
+
+let ipSeq = 0;
+const newIp = () => `10.0.${Math.floor(++ipSeq / 250)}.${(ipSeq % 250) + 1}`;
+
+async function post(url: string, payload: object, ip: string) {
+  const response = await t.node.app.inject({ method: 'POST', url, payload, remoteAddress: ip });
+  return { status: response.statusCode, body: response.json() as { code?: string; token?: string }, retryAfter: response.headers['retry-after'] };
+}
+const login = (username: string, password: string, ip: string) => post('/api/v1/auth/login', { username, password }, ip);
+const register = (username: string, ip: string, password = 'password-123') => post('/api/v1/auth/register', { username, password }, ip);
+
+describe('login throttling', () => {
+  it('refuses a username from one address with 429 RATE_LIMITED and Retry-After after 5 failures, even with the right password', async () => {
+    const ip = newIp();
+    expect((await register('victim1', ip)).status).toBe(201);
+    for (let i = 0; i < 5; i++) expect((await login('victim1', `wrong-password-${i}`, ip)).status).toBe(401);
+    const refused = await login('victim1', 'password-123', ip);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 429, code: 'RATE_LIMITED' });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect(Number(refused.retryAfter)).toBeLessThanOrEqual(900);
+    expect(String(refused.retryAfter)).toMatch(/^\d+$/);
+    // Another address is not locked out by it, and the same name in another case is the same name.
+    expect((await login('victim1', 'password-123', newIp())).status).toBe(200);
+    expect((await login('VICTIM1', 'password-123', ip)).status).toBe(429);
+  });
+
+  it('counts failures only: many successful logins in a row are never throttled, and a success resets the count', async () => {
+    const ip = newIp();
+    expect((await register('regular1', ip)).status).toBe(201);
+    for (let i = 0; i < 40; i++) expect((await login('regular1', 'password-123', ip)).status).toBe(200);
+    for (let round = 0; round < 2; round++) {
+      for (let i = 0; i < 3; i++) expect((await login('regular1', 'typo-password', ip)).status).toBe(401);
+      expect((await login('regular1', 'password-123', ip)).status).toBe(200);
+    }
+  });
+
+  it('throttles one username guessed from many addresses', async () => {
+    expect((await register('victim2', newIp())).status).toBe(201);
+    for (let i = 0; i < 8; i++) expect((await login('victim2', 'wrong-password', newIp())).status).toBe(401);
+    expect((await login('victim2', 'password-123', newIp())).status).toBe(429);
+  });
+
+  it('throttles one address trying many usernames', async () => {
+    const ip = newIp();
+    for (let i = 0; i < 12; i++) expect((await login(`nobody${i}`, 'wrong-password', ip)).status).toBe(401);
+    const refused = await login('nobody-else', 'wrong-password', ip);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 429, code: 'RATE_LIMITED' });
+    expect(refused.retryAfter).toBeDefined();
+  });
+});
+
+describe('registration throttling', () => {
+  it('refuses registrations from one address beyond the limit, with Retry-After; other addresses go on', async () => {
+    const ip = newIp();
+    for (let i = 0; i < 15; i++) expect((await register(`mass${i}`, ip)).status).toBe(201);
+    const refused = await register('mass-extra', ip);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 429, code: 'RATE_LIMITED' });
+    expect(Number(refused.retryAfter)).toBeGreaterThanOrEqual(1);
+    expect((await register('mass-extra', newIp())).status).toBe(201);
+  });
+});
+
+describe('username probing by timing', () => {
+  it('verifies a password hash for an unknown username just as for a known one', async () => {
+    const ip = newIp();
+    expect((await register('known1', ip)).status).toBe(201);
+    const verify = vi.spyOn(t.node.ctx.passwords, 'verify');
+    try {
+      expect((await login('known1', 'wrong-password', newIp())).status).toBe(401);
+      expect(verify).toHaveBeenCalledTimes(1);
+      expect((await login('unknown-user-1', 'wrong-password', newIp())).status).toBe(401);
+      expect(verify).toHaveBeenCalledTimes(2);
+      // Against a real scrypt hash of the same strength, not an empty string that fails fast.
+      expect(verify.mock.calls[1]?.[1]).toMatch(/^scrypt\$16384\$8\$1\$/);
+    } finally {
+      verify.mockRestore();
+    }
+  });
+});
+
+it('switches every limit off with TICKETRUSH_RATE_LIMITS=off (load tests on one machine)', async () => {
+  const open = await startTestNode({ listen: false, env: { TICKETRUSH_RATE_LIMITS: 'off', TICKETRUSH_LOGIN_FAILURES_PER_USER_IP: '1', TICKETRUSH_REGISTRATIONS_PER_IP: '1' } });
+  try {
+    const api = new ApiClient(open.node.app);
+    for (let i = 0; i < 3; i++) expect((await api.request('POST', '/api/v1/auth/register', { username: `loadtest${i}`, password: 'password-123' })).status).toBe(201);
+    for (let i = 0; i < 5; i++) expect((await api.request('POST', '/api/v1/auth/login', { username: 'loadtest0', password: 'wrong-password' })).status).toBe(401);
+    expect((await api.request('POST', '/api/v1/auth/login', { username: 'loadtest0', password: 'password-123' })).status).toBe(200);
+  } finally {
+    await open.close();
+  }
+});
+
+it('refuses a malformed limit at start with a message naming the variable', async () => {
+  const { loadConfig } = await import('../../src/config.js');
+  const base = { TICKETRUSH_DATA_DIR: t.dataDir };
+  expect(() => loadConfig({ ...base, TICKETRUSH_RATE_LIMITS: 'maybe' })).toThrow(/TICKETRUSH_RATE_LIMITS/);
+  expect(() => loadConfig({ ...base, TICKETRUSH_LOGIN_FAILURES_PER_IP: '0' })).toThrow(/TICKETRUSH_LOGIN_FAILURES_PER_IP /);
+  expect(() => loadConfig({ ...base, TICKETRUSH_REGISTRATIONS_PER_IP_SECONDS: '-1' })).toThrow(/TICKETRUSH_REGISTRATIONS_PER_IP_SECONDS/);
+  expect(loadConfig({ ...base, TICKETRUSH_RATE_LIMITS: 'off' }).rateLimits).toBeNull();
+  expect(loadConfig(base).rateLimits?.registrationsPerIp).toEqual({ events: 1000, windowSeconds: 600 });
+});

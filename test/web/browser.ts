@@ -1,0 +1,56 @@
+import { execSync } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { FastifyInstance } from 'fastify';
+import { ApiClient } from '../support/api-client.js';
+
+/** Debian's Chromium, installed by .ci/run; Playwright never downloads a browser here. */
+export const chromiumPath = '/usr/bin/chromium';
+export const hasChromium = existsSync(chromiumPath);
+if (!hasChromium) console.warn(`browser tests skipped: ${chromiumPath} not found (apt-get install chromium)`);
+
+const root = resolve(import.meta.dirname, '../..');
+export const screenshotDir = join(root, 'test-results', 'screenshots');
+
+/** The browser tests need the built front end (npm test builds it; a targeted run may not have). */
+export function ensureWebBuilt(): void {
+  if (!existsSync(join(root, 'dist', 'web', 'index.html'))) execSync('npm run build:web --silent', { cwd: root, stdio: 'inherit' });
+}
+
+export function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  mkdirSync(screenshotDir, { recursive: true });
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
+}
+
+/** A browser context already signed in as `api`'s user (the session the sign-in page would store). */
+export async function signedInContext(browser: Browser, api: ApiClient, username: string, role: string, options: Parameters<Browser['newContext']>[0] = {}): Promise<BrowserContext> {
+  const token = (api as unknown as { token: string }).token;
+  const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
+  const session = JSON.stringify({ token, username, role, expiresAt: Date.now() + 3_600_000 });
+  await context.addInitScript((s: string) => {
+    if (localStorage.getItem('tr.session') === null) localStorage.setItem('tr.session', s);
+  }, session);
+  return context;
+}
+
+export async function buyerApi(app: FastifyInstance, username: string): Promise<ApiClient> {
+  return new ApiClient(app).signUp(username);
+}
+
+/** Status letter of a seat as the page's live map sees it. */
+export const seatStatus = (page: Page, seatId: string): Promise<string | undefined> =>
+  page.evaluate((id) => (window as unknown as { __seatStatus(id: string): string | undefined }).__seatStatus(id), seatId);
+
+export async function clickSeat(page: Page, seatId: string): Promise<void> {
+  const point = await page.evaluate((id) => (window as unknown as { __seatMapPoint(id: string): { x: number; y: number } | null }).__seatMapPoint(id), seatId);
+  if (point === null) throw new Error(`seat ${seatId} is not on the map`);
+  await page.mouse.click(point.x, point.y);
+}

@@ -1,0 +1,91 @@
+import { render } from 'preact';
+import { lang, languages, setLang, t, type Lang } from './i18n';
+import { online } from './online';
+import { Lazy } from './Lazy';
+import { match, onLinkClick, path, navigate } from './router';
+import { role, session, signOut } from './session';
+import { ShowList } from './pages/ShowList';
+import { ShowPage } from './pages/ShowPage';
+import { OrderPage } from './pages/OrderPage';
+import { MyTickets } from './pages/MyTickets';
+import { AuthPage } from './pages/AuthPage';
+import './styles.css';
+
+const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
+const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
+const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
+const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
+
+function Page() {
+  const p = path.value;
+  let params: Record<string, string> | null;
+  if (p === '/' || p === '/shows') return <ShowList />;
+  if ((params = match('/shows/:showId', p))) return <ShowPage key={params.showId} showId={params.showId ?? ''} />;
+  if ((params = match('/orders/:orderId', p))) return <OrderPage key={params.orderId} orderId={params.orderId ?? ''} />;
+  if (p === '/tickets') return <MyTickets />;
+  if (p === '/signin') return <AuthPage mode="signin" />;
+  if (p === '/signup') return <AuthPage mode="signup" />;
+  if (p === '/admin') return <Lazy load={organizer} props={{}} />;
+  if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
+  if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
+  if (p === '/door') return <Lazy load={door} props={{}} />;
+  return <p>{t('notFound')} <a href="/">{t('backToShows')}</a></p>;
+}
+
+function Header() {
+  const who = session.value;
+  const r = role.value;
+  return (
+    <header class="top">
+      <a href="/" class="brand">{t('appName')}</a>
+      <nav aria-label={t('mainNav')}>
+        <a href="/">{t('navShows')}</a>
+        {who !== null && <a href="/tickets">{t('navTickets')}</a>}
+        {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
+        {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}
+      </nav>
+      <div class="top-right">
+        <span class={`net ${online.value ? 'net-on' : 'net-off'}`} role="status" data-testid="net-status">
+          <span aria-hidden="true">{online.value ? '●' : '○'}</span> {online.value ? t('online') : t('offline')}
+        </span>
+        <label class="lang">
+          <span class="sr-only">{t('language')}</span>
+          <select value={lang.value} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)} aria-label={t('language')}>
+            {languages.map((l) => <option key={l.code} value={l.code}>{l.name}</option>)}
+          </select>
+        </label>
+        {who === null ? (
+          <>
+            <a href="/signin">{t('navSignIn')}</a>
+            <a href="/signup">{t('navSignUp')}</a>
+          </>
+        ) : (
+          <>
+            <span class="who">{t('signedInAs', { name: who.username })}</span>
+            <button type="button" onClick={() => { signOut(); navigate('/'); }}>{t('navSignOut')}</button>
+          </>
+        )}
+      </div>
+    </header>
+  );
+}
+
+function App() {
+  // Reading lang here re-renders everything when the language changes.
+  void lang.value;
+  return (
+    <div onClick={onLinkClick}>
+      <a class="skip" href="#main">{t('skipToContent')}</a>
+      <Header />
+      <main id="main" tabIndex={-1}>
+        <Page />
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);
+
+if ('serviceWorker' in navigator) {
+  addEventListener('load', () => void navigator.serviceWorker.register('/sw.js').catch(() => undefined));
+}

@@ -1,0 +1,123 @@
+import { useMemo, useState } from 'preact/hooks';
+import { api, ApiError, type Section } from '../api';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { role } from '../session';
+import { buildLayout } from '../seatmap/layout';
+import { SeatMap } from '../seatmap/SeatMap';
+
+interface DraftSection {
+  id: string;
+  name: string;
+  rows: number;
+  seatsPerRow: number;
+  price: number;
+}
+
+/** A datetime-local value (local time, minutes) some days from now. */
+const localInput = (days: number): string => {
+  const d = new Date(Date.now() + days * 86_400_000);
+  d.setSeconds(0, 0);
+  return new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
+};
+
+const seatsPerShowMax = 200_000;
+
+export function CreateShow() {
+  const [title, setTitle] = useState('');
+  const [venue, setVenue] = useState('');
+  const [city, setCity] = useState('');
+  const [startsAt, setStartsAt] = useState(localInput(30));
+  const [saleStartsAt, setSaleStartsAt] = useState(localInput(0));
+  const [saleEndsAt, setSaleEndsAt] = useState(localInput(29));
+  const [sections, setSections] = useState<DraftSection[]>([
+    { id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 20, price: 380 },
+    { id: 'B', name: 'Balcony', rows: 6, seatsPerRow: 16, price: 180 },
+  ]);
+  const [error, setError] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+
+  const specs: Section[] = sections.map((s) => ({ id: s.id, name: s.name || s.id, rows: s.rows, seatsPerRow: s.seatsPerRow, priceCents: Math.round(s.price * 100) }));
+  const total = specs.reduce((n, s) => n + s.rows * s.seatsPerRow, 0);
+  const valid = specs.length > 0 && specs.every((s) => /^[A-Za-z0-9]{1,8}$/.test(s.id) && s.rows >= 1 && s.rows <= 500 && s.seatsPerRow >= 1 && s.seatsPerRow <= 500) && total <= seatsPerShowMax;
+  const layout = useMemo(() => (valid ? buildLayout(specs) : null), [JSON.stringify(specs), valid]);
+  const empty = useMemo(() => new Uint8Array(total), [total]);
+
+  if (role.value !== 'ADMIN') return <p role="alert">{t('needAdmin')}</p>;
+
+  const update = (i: number, patch: Partial<DraftSection>) => setSections((list) => list.map((s, k) => (k === i ? { ...s, ...patch } : s)));
+  const nextId = () => String.fromCharCode(65 + (sections.length % 26)) + (sections.length >= 26 ? String(sections.length) : '');
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      await api('/admin/shows', {
+        method: 'POST',
+        body: {
+          title, venue, city,
+          startsAt: new Date(startsAt).toISOString(),
+          saleStartsAt: new Date(saleStartsAt).toISOString(),
+          saleEndsAt: new Date(saleEndsAt).toISOString(),
+          seatMap: { sections: specs },
+        },
+      });
+      navigate('/admin');
+    } catch (err) {
+      setError(err instanceof ApiError ? `${err.code}: ${err.message}` : String(err));
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const field = (id: string, label: string, value: string, set: (v: string) => void, type: 'text' | 'datetime-local' = 'text') => (
+    <>
+      <label for={id}>{label}</label>
+      {type === 'text'
+        ? <input id={id} type="text" required value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} />
+        : <input id={id} type="datetime-local" required value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} />}
+    </>
+  );
+
+  return (
+    <section>
+      <h1>{t('newShow')}</h1>
+      <form onSubmit={(e) => void save(e)} class="create-show">
+        <div class="form-grid">
+          {field('title', t('title'), title, setTitle)}
+          {field('venue', t('venue'), venue, setVenue)}
+          {field('city', t('city'), city, setCity)}
+          {field('startsAt', t('startsAt'), startsAt, setStartsAt, 'datetime-local')}
+          {field('saleStartsAt', t('saleStartsAt'), saleStartsAt, setSaleStartsAt, 'datetime-local')}
+          {field('saleEndsAt', t('saleEndsAt'), saleEndsAt, setSaleEndsAt, 'datetime-local')}
+        </div>
+        <fieldset>
+          <legend>{t('sections')}</legend>
+          <table class="sections">
+            <thead>
+              <tr><th scope="col">{t('sectionId')}</th><th scope="col">{t('sectionName')}</th><th scope="col">{t('rows')}</th><th scope="col">{t('seatsPerRow')}</th><th scope="col">{t('price', { currency: 'CNY' })}</th><th scope="col"><span class="sr-only">{t('removeSection', { id: '' })}</span></th></tr>
+            </thead>
+            <tbody>
+              {sections.map((s, i) => (
+                <tr key={i}>
+                  <td><input aria-label={`${t('sectionId')} ${i + 1}`} value={s.id} required pattern="[A-Za-z0-9]{1,8}" size={4} onInput={(e) => update(i, { id: (e.target as HTMLInputElement).value })} /></td>
+                  <td><input aria-label={`${t('sectionName')} ${i + 1}`} value={s.name} required onInput={(e) => update(i, { name: (e.target as HTMLInputElement).value })} /></td>
+                  <td><input aria-label={`${t('rows')} ${i + 1}`} type="number" min={1} max={500} value={s.rows} onInput={(e) => update(i, { rows: Number((e.target as HTMLInputElement).value) })} /></td>
+                  <td><input aria-label={`${t('seatsPerRow')} ${i + 1}`} type="number" min={1} max={500} value={s.seatsPerRow} onInput={(e) => update(i, { seatsPerRow: Number((e.target as HTMLInputElement).value) })} /></td>
+                  <td><input aria-label={`${t('price', { currency: 'CNY' })} ${i + 1}`} type="number" min={0} step="0.01" value={s.price} onInput={(e) => update(i, { price: Number((e.target as HTMLInputElement).value) })} /></td>
+                  <td><button type="button" aria-label={t('removeSection', { id: s.id })} disabled={sections.length <= 1} onClick={() => setSections((l) => l.filter((_, k) => k !== i))}>✕</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          <button type="button" onClick={() => setSections((l) => [...l, { id: nextId(), name: '', rows: 5, seatsPerRow: 10, price: 100 }])}>{t('addSection')}</button>
+        </fieldset>
+        <h2 data-testid="preview-title">{t('preview', { n: total })}</h2>
+        {layout !== null && <SeatMap layout={layout} statuses={() => empty} />}
+        {error !== null && <p class="notice" role="alert">{error}</p>}
+        <button type="submit" class="primary" data-testid="save-show" disabled={busy || !valid}>{t('saveShow')}</button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,230 @@
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { api, ApiError, serverNow, type Hold, type Order, type Show } from '../api';
+import { dateTime, duration, money } from '../format';
+import { useTick } from '../hooks';
+import { t } from '../i18n';
+import { navigate } from '../router';
+import { session } from '../session';
+import { LiveSeats } from '../seatmap/live-seats';
+import { SeatMap } from '../seatmap/SeatMap';
+
+const seatsPerHoldMax = 10;
+
+export function ShowPage({ showId }: { showId: string }) {
+  const [seats, setSeats] = useState<LiveSeats | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    let opened: LiveSeats | null = null;
+    let alive = true;
+    LiveSeats.open(showId, api<Show>(`/shows/${encodeURIComponent(showId)}`))
+      .then((s) => {
+        opened = s;
+        if (alive) setSeats(s);
+        else s.close();
+      }, (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)));
+    return () => {
+      alive = false;
+      opened?.close();
+    };
+  }, [showId]);
+  if (error !== null) return <p role="alert">{error}</p>;
+  if (seats === null) return <p role="status">{t('loading')}</p>;
+  return <Booking seats={seats} />;
+}
+
+function Booking({ seats }: { seats: LiveSeats }) {
+  const { show, layout } = seats;
+  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  const [hold, setHold] = useState<Hold | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [quantity, setQuantity] = useState(2);
+  const selectedRef = useRef(selected);
+  selectedRef.current = selected;
+  const holdRef = useRef(hold);
+  holdRef.current = hold;
+  /** While our own hold is on its way, our seats turning HELD is not someone else taking them. */
+  const placingRef = useRef(false);
+
+  // A seat someone else just took leaves the selection, and the buyer is told which.
+  useEffect(() => seats.subscribe((changed) => {
+    if (placingRef.current) return;
+    const list = changed === 'ALL' ? [...selectedRef.current] : changed.filter((i) => selectedRef.current.has(i));
+    const lost = list.filter((i) => seats.statuses[i] !== 0 && !holdRef.current?.seatIds.includes(layout.seatIds[i] as string));
+    if (lost.length === 0) return;
+    setSelected((s) => new Set([...s].filter((i) => !lost.includes(i))));
+    setMessage(t('seatTaken', { seat: lost.map((i) => layout.seatIds[i]).join(', ') }));
+  }), [seats]);
+
+  // Counts in words, live: the map's state for anyone who does not see the canvas.
+  const [counts, setCounts] = useState(() => countStatuses(seats.statuses));
+  useEffect(() => {
+    let frame = 0;
+    return seats.subscribe(() => {
+      cancelAnimationFrame(frame);
+      frame = requestAnimationFrame(() => setCounts(countStatuses(seats.statuses)));
+    });
+  }, [seats]);
+
+  const mine = useMemo(() => {
+    if (hold === null) return selected;
+    return new Set(hold.seatIds.map((id) => layout.index.get(id)).filter((i): i is number => i !== undefined));
+  }, [selected, hold]);
+
+  const pick = (i: number) => {
+    if (hold !== null) return;
+    setMessage(null);
+    setSelected((s) => {
+      const next = new Set(s);
+      if (next.has(i)) next.delete(i);
+      else if (seats.statuses[i] === 0 && next.size < seatsPerHoldMax) next.add(i);
+      return next;
+    });
+  };
+
+  const place = async (body: object) => {
+    if (session.value === null) {
+      setMessage(t('signInToBuy'));
+      return;
+    }
+    setBusy(true);
+    setMessage(null);
+    placingRef.current = true;
+    try {
+      const placed = await api<Hold>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body });
+      // Known at once to the stream listener, before the next render: our own seats turning HELD are no news.
+      holdRef.current = placed;
+      selectedRef.current = new Set();
+      setHold(placed);
+      setSelected(new Set());
+      setMessage(null);
+    } catch (e) {
+      setMessage(holdError(e));
+      // Seats lost while we asked leave the selection.
+      setSelected((s) => new Set([...s].filter((i) => seats.statuses[i] === 0)));
+    } finally {
+      placingRef.current = false;
+      setBusy(false);
+    }
+  };
+
+  const release = async () => {
+    if (hold === null) return;
+    await api(`/holds/${hold.holdId}`, { method: 'DELETE' }).catch(() => undefined);
+    setHold(null);
+  };
+
+  const checkout = async () => {
+    if (hold === null) return;
+    setBusy(true);
+    try {
+      // One key per hold: a retried click is the same order, never a second one.
+      const order = await api<Order>('/orders', { method: 'POST', body: { holdId: hold.holdId }, headers: { 'x-idempotency-key': `web-${hold.holdId}` } });
+      navigate(`/orders/${order.orderId}`);
+    } catch (e) {
+      setMessage(e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE') ? t('holdLapsed') : holdError(e));
+      if (e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE')) setHold(null);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const priceOf = (i: number) => layout.sections[layout.section[i] as number]?.spec.priceCents ?? 0;
+  const selectedTotal = [...selected].reduce((sum, i) => sum + priceOf(i), 0);
+  const onSale = show.status === 'ON_SALE';
+
+  return (
+    <section class="show-page">
+      <h1>{show.title}</h1>
+      <p class="muted">{show.venue} · {show.city} · {t('showStarts', { when: dateTime(show.startsAt) })}</p>
+      <p class="live" role="status" data-testid="live-status">
+        <span aria-hidden="true">{seats.live.value === 'live' ? '◉' : '◌'}</span> {seats.live.value === 'live' ? t('liveConnected') : t('liveReconnecting')}
+      </p>
+      <p data-testid="seat-counts">{t('seatCounts', { available: counts[0], total: seats.statuses.length, held: counts[1], sold: counts[2] + counts[3] })}</p>
+      <div class="show-grid">
+        <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />
+        <aside class="panel">
+          {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
+          {hold !== null ? (
+            <HoldPanel hold={hold} busy={busy} onCheckout={checkout} onRelease={release} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
+          ) : (
+            <>
+              <h2>{t('selectedSeats')}</h2>
+              {selected.size === 0 ? <p class="muted">{t('noneSelected')}</p> : (
+                <ul class="chips">
+                  {[...selected].map((i) => (
+                    <li key={i}>
+                      <button type="button" onClick={() => pick(i)} aria-label={t('removeSeat', { seat: layout.seatIds[i] ?? '' })}>
+                        {layout.seatIds[i]} ✕
+                      </button>
+                    </li>
+                  ))}
+                </ul>
+              )}
+              <button type="button" class="primary" data-testid="hold-selected" disabled={!onSale || busy || selected.size === 0}
+                onClick={() => void place({ seatIds: [...selected].map((i) => layout.seatIds[i]) })}>
+                {t('holdSelected', { n: selected.size })}{selected.size > 0 ? ` · ${money(selectedTotal)}` : ''}
+              </button>
+              <h2>{t('bestAvailable')}</h2>
+              <div class="row">
+                <label>
+                  {t('quantity')}{' '}
+                  <select value={quantity} onChange={(e) => setQuantity(Number((e.target as HTMLSelectElement).value))}>
+                    {Array.from({ length: seatsPerHoldMax }, (_, k) => k + 1).map((n) => <option key={n} value={n}>{n}</option>)}
+                  </select>
+                </label>
+                <button type="button" data-testid="hold-best" disabled={!onSale || busy} onClick={() => void place({ quantity })}>
+                  {t('holdBest', { n: quantity })}
+                </button>
+              </div>
+              {!onSale && <p class="muted">{t('saleNotOpen')}</p>}
+            </>
+          )}
+        </aside>
+      </div>
+    </section>
+  );
+}
+
+function HoldPanel({ hold, busy, onCheckout, onRelease, onLapse }: { hold: Hold; busy: boolean; onCheckout(): void; onRelease(): void; onLapse(): void }) {
+  useTick(250);
+  const left = Date.parse(hold.expiresAt) - serverNow();
+  useEffect(() => {
+    if (left <= 0) onLapse();
+  }, [left <= 0]);
+  return (
+    <div data-testid="hold-panel">
+      <h2>{t('yourHold')}</h2>
+      <p>{hold.seatIds.join(', ')}</p>
+      <p class="countdown big" role="timer" aria-live="off" data-testid="hold-countdown">{t('holdCountdown', { time: duration(left) })}</p>
+      <p>{t('total', { amount: money(hold.totalPriceCents) })}</p>
+      <div class="row">
+        <button type="button" class="primary" data-testid="checkout" disabled={busy} onClick={onCheckout}>{t('checkout', { amount: money(hold.totalPriceCents) })}</button>
+        <button type="button" onClick={onRelease} disabled={busy}>{t('releaseHold')}</button>
+      </div>
+    </div>
+  );
+}
+
+function holdError(e: unknown): string {
+  if (!(e instanceof ApiError)) return String(e);
+  switch (e.code) {
+    case 'SEAT_UNAVAILABLE':
+      return t('seatsTaken');
+    case 'NOT_ENOUGH_SEATS':
+      return t('notEnoughSeats');
+    case 'SALE_NOT_OPEN':
+      return t('saleNotOpen');
+    case 'UNAUTHORIZED':
+      return t('signInToBuy');
+    default:
+      return e.message;
+  }
+}
+
+/** How many seats are in each status (A H S R). */
+function countStatuses(statuses: Uint8Array): [number, number, number, number] {
+  const counts: [number, number, number, number] = [0, 0, 0, 0];
+  for (const code of statuses) counts[code as 0 | 1 | 2 | 3]++;
+  return counts;
+}
