@@ -118,7 +118,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
-    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`),
+    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax }),
     policy: {
       holdSecondsDefault: config.holdSecondsDefault,
       holdSecondsMax: config.holdSecondsMax,
@@ -137,6 +137,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     bodyLimitBytes: config.bodyLimitBytes,
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
+    seatMapStreamsMax: config.seatMapStreamsMax,
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
     // in flight leave together in the next, so a rush costs a write per batch of lines instead of

@@ -35,6 +35,10 @@ export interface Config {
   readonly reconcileMs: number;
   readonly reconcileAfterMs: number;
   readonly liveConnectionsMax: number;
+  /** Seats the seat-map read model keeps in memory, all shows together (least recently used dropped). */
+  readonly readModelSeatsMax: number;
+  /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
+  readonly seatMapStreamsMax: number;
   readonly secrets: { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string };
   /** Account throttling, or null when TICKETRUSH_RATE_LIMITS=off. */
   readonly rateLimits: RateLimits | null;
@@ -144,6 +148,8 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),
     reconcileAfterMs: int(env, 'TICKETRUSH_RECONCILE_AFTER_MS', 30_000, 0, 86_400_000),
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
+    readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
+    seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     secrets: Object.freeze(loadSecrets(env, dataDir)),
     rateLimits,
     warnings: Object.freeze(warnings),

@@ -8,8 +8,8 @@ import { iso } from './views.js';
 export type NewShow = Omit<NewShowInput, 'showId'>;
 
 export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
-  const { show, seats } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));
-  await ctx.store.createShow({ show, seats });
+  const { show } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));
+  await ctx.store.createShow({ show });
   ctx.seatMaps.forgetMissing(show.showId);
   return show;
 }
@@ -64,10 +64,31 @@ export async function listShows(ctx: AppContext, page: Page): Promise<ShowView[]
   return shows.map((s) => showView(s, now, ctx.policy.maxSeatsPerUserDefault));
 }
 
-/** Every section's capacity and what is left of it, from the read model (no store read in a rush). */
-export async function getAvailability(ctx: AppContext, showId: string): Promise<Availability> {
+const statusOfLetter = { A: 'AVAILABLE', H: 'HELD', S: 'SOLD', R: 'REFUND_PENDING' } as const;
+/**
+ * A `?since=` answer lists at most this many seats; past it the full bitmap (a few kilobytes,
+ * compressed) is both smaller and cheaper, so it is sent instead.
+ */
+export const availabilityChangesMax = 1_000;
+
+export interface AvailabilityChanges extends Availability {
+  readonly encoding: 'changes';
+  readonly since: number;
+  readonly changes: { seatId: string; status: (typeof statusOfLetter)[keyof typeof statusOfLetter] }[];
+}
+
+/**
+ * What changed after version `since`, from the read model's change log; null when the log no
+ * longer reaches back that far (or `since` is not a version of this process), or when the changes
+ * would outweigh the full bitmap: the caller answers with the bitmap then.
+ */
+export async function availabilityChanges(ctx: AppContext, showId: string, since: number): Promise<AvailabilityChanges | null> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
-  return ctx.seatMaps.availability(entry);
+  const batch = ctx.seatMaps.feed.since(showId, since);
+  if (batch === 'RELOAD' || batch.changes.length > availabilityChangesMax) return null;
+  const { version, sections } = ctx.seatMaps.availability(entry);
+  // The log and the map move together (both on the same applied change), so `to` is the map's version.
+  return { version, encoding: 'changes', since, changes: batch.changes.map(([seatId, letter]) => ({ seatId, status: statusOfLetter[letter] })), sections };
 }
 
 export async function getShow(ctx: AppContext, showId: string): Promise<ShowView & { seatCounts: Record<string, number> }> {

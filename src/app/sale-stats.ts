@@ -18,25 +18,17 @@ export interface SaleStats {
 /** The organizer's live sale figures, from the in-memory seat map (no store read). */
 export async function saleStats(ctx: AppContext, showId: string): Promise<SaleStats> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
-  const price = new Map(entry.show.seatMap.sections.map((s) => [s.id, s.priceCents]));
-  let moneyTakenCents = 0;
-  let sold = 0;
-  let held = 0;
-  let refundPending = 0;
-  entry.statuses.forEach((code, i) => {
-    if (code === 1) held++;
-    else if (code === 2) {
-      sold++;
-      moneyTakenCents += price.get(entry.positions[i]?.section ?? '') ?? 0;
-    } else if (code === 3) refundPending++;
-  });
+  // Counters the read model keeps as seats change: nothing here grows with the show.
+  const counts = ctx.seatMaps.counts(entry);
+  const moneyTakenCents = [...entry.sections.values()].reduce((sum, s) => sum + s.sold * s.priceCents, 0);
+  const { SOLD: sold, HELD: held, REFUND_PENDING: refundPending } = counts;
   return {
     showId,
     version: entry.version,
     capacity: entry.show.capacity,
     sold,
     held,
-    available: entry.statuses.length - sold - held - refundPending,
+    available: counts.AVAILABLE,
     refundPending,
     moneyTakenCents,
     holdsPerMinute: ctx.seatMaps.feed.holdsPerMinute(showId),

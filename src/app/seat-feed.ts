@@ -6,6 +6,8 @@ const letters: readonly StatusLetter[] = ['A', 'H', 'S', 'R'];
 const heldCode = 1;
 /** A log slot that moved a version without a seat (counted stock changed): skipped when replayed. */
 const noSeat = 0xffffffff;
+/** The smallest change log of a show (a few kilobytes), so a small show still resumes after a burst. */
+const changeLogMin = 1024;
 
 /** The seats that changed between two versions of a show's map, each with its latest status. */
 export interface ChangeBatch {
@@ -27,7 +29,7 @@ class ShowLog {
   private floor: number;
   version: number;
 
-  constructor(private readonly seatIds: readonly string[], version: number, private readonly capacity: number) {
+  constructor(private readonly seatIdAt: (seatIndex: number) => string, version: number, private readonly capacity: number) {
     this.seatAt = new Uint32Array(capacity);
     this.statusAt = new Uint8Array(capacity);
     this.floor = version;
@@ -52,7 +54,7 @@ class ShowLog {
       if (this.seatAt[slot] === noSeat) continue;
       latest.set(this.seatAt[slot] as number, this.statusAt[slot] as number);
     }
-    const changes = [...latest].map(([seat, code]) => [this.seatIds[seat] as string, letters[code] as StatusLetter] as const);
+    const changes = [...latest].map(([seat, code]) => [this.seatIdAt(seat), letters[code] as StatusLetter] as const);
     return { from, to: this.version, changes };
   }
 }
@@ -83,17 +85,30 @@ class HoldRate {
 }
 
 /**
- * The seat-change feed: the seat-map read model reports every change it applies, in commit order,
- * and live streams subscribe per show. A show's change log exists from its first subscriber on
- * (a show nobody watches costs nothing); listeners hear "show X changed" and pull what they need,
- * so batching and slow clients are the subscriber's business, never the booking path's.
+ * The seat-change feed: the seat-map read model reports every change it applies, in commit order.
+ * Each loaded show has a change log (a ring sized to the show, at most liveLimits.changeLogSeatsMax
+ * versions), so `?since=` reads and live streams (which subscribe per show) answer from memory;
+ * listeners hear "show X changed" and pull what they need, so batching and slow clients are the
+ * subscriber's business, never the booking path's.
  */
 export class SeatFeed {
   private readonly logs = new Map<string, ShowLog>();
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly holdRates = new Map<string, HoldRate>();
 
-  constructor(private readonly now: () => number, private readonly logCapacity: number = liveLimits.changeLogSeatsMax) {}
+  constructor(private readonly now: () => number, private readonly logCapacityMax: number = liveLimits.changeLogSeatsMax) {}
+
+  /** The read model loaded a show (`seats` of them) at `version`: its log starts there. */
+  open(showId: string, seats: number, seatIdAt: (seatIndex: number) => string, version: number): void {
+    const capacity = Math.min(this.logCapacityMax, Math.max(changeLogMin, 2 * seats));
+    this.logs.set(showId, new ShowLog(seatIdAt, version, capacity));
+  }
+
+  /** The read model dropped a show: resuming from before now means reloading. */
+  close(showId: string): void {
+    this.logs.delete(showId);
+    this.holdRates.delete(showId);
+  }
 
   /** Called by the read model for each seat change it applies. */
   record(showId: string, seatIndex: number, statusCode: number, version: number): void {
@@ -115,19 +130,14 @@ export class SeatFeed {
     for (const listener of this.listeners.get(showId) ?? []) listener();
   }
 
-  /** Starts (or keeps) a show's change log while someone listens; `version` is the map's version now. */
-  watch(showId: string, seatIds: readonly string[], version: number, listener: () => void): () => void {
-    if (!this.logs.has(showId)) this.logs.set(showId, new ShowLog(seatIds, version, this.logCapacity));
+  /** Calls `listener` after each committed change of the show; returns the way to stop. */
+  watch(showId: string, listener: () => void): () => void {
     let set = this.listeners.get(showId);
     if (set === undefined) this.listeners.set(showId, (set = new Set()));
     set.add(listener);
     return () => {
       set.delete(listener);
-      // Nobody watches any more: the log goes too, and a late resumer is told to reload.
-      if (set.size === 0) {
-        this.listeners.delete(showId);
-        this.logs.delete(showId);
-      }
+      if (set.size === 0) this.listeners.delete(showId);
     };
   }
 

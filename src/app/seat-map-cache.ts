@@ -1,52 +1,57 @@
 import { createHash } from 'node:crypto';
-import type { SeatPosition, SeatStatus, SectionKind, Show } from '../domain/index.js';
-import type { InventoryChanges, SeatChange, SeatMapLoad, Store } from '../ports/engine/index.js';
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { SeatLayout, limits, type SeatStatus, type SectionKind, type Show } from '../domain/index.js';
+import type { InventoryChanges, SeatChange, Store } from '../ports/engine/index.js';
+import { AvailabilityRenderer, type Availability, type AvailabilityBody } from './availability-body.js';
+
+export type { Availability } from './availability-body.js';
 import { SeatFeed } from './seat-feed.js';
+import { SeatMapRenderer, type RenderedMap } from './seat-map-render.js';
 
 const statusCodes: readonly SeatStatus[] = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'];
 const statusIndex = new Map(statusCodes.map((s, i) => [s, i]));
-/** One character per seat in the compact form, in seat order. */
-const compactChars = 'AHSR';
 /**
  * Show ids found missing are remembered this long, so a flood of made-up ids costs the store one
  * read each per second at most instead of one per request (reads share the queue holds commit in).
  */
 const missingShowTtlMs = 1_000;
 const missingShowsMax = 10_000;
+/** Evicted shows whose last version is remembered, so a reload goes on from it (ETags never repeat). */
+const evictedVersionsMax = 10_000;
+/** Seats the read model keeps in memory when the configuration does not say (about 100 MB at most). */
+export const readModelSeatsMaxDefault = 1_000_000;
 
-interface SectionState {
+export interface SectionState {
   readonly id: string;
   readonly kind: SectionKind;
   readonly counted: boolean;
   readonly capacity: number;
+  readonly priceCents: number;
   /** Counted sections: the stock left. Sections sold by seat: seats AVAILABLE. */
   available: number;
+  /** Seats of this section SOLD (the organizer's money taken). */
+  sold: number;
 }
 
-interface ShowSeats {
+/** One show in the read model: a status byte and a version per seat, nothing per seat besides. */
+export interface ShowSeats {
   readonly show: Show;
-  readonly seatIds: readonly string[];
-  readonly positions: readonly Omit<SeatPosition, 'available'>[];
-  readonly index: ReadonlyMap<string, number>;
+  readonly layout: SeatLayout;
   readonly statuses: Uint8Array;
   readonly versions: Uint32Array;
+  /** Bit b (most significant bit of byte 0 first) is 1 when seat b of the sections sold by seat is AVAILABLE. */
+  readonly bitmap: Uint8Array;
+  /** Seats per status, in statusCodes order. */
+  readonly counts: Uint32Array;
   readonly sections: ReadonlyMap<string, SectionState>;
-  /** JSON of each seat up to its status value, so a snapshot is one concatenation. */
-  readonly jsonPrefixes: readonly string[];
+  readonly map: SeatMapRenderer;
+  readonly availabilityBody: AvailabilityRenderer;
   version: number;
-  snapshot: Snapshot | null;
 }
 
-export interface Snapshot {
-  readonly version: number;
-  readonly etag: string;
-  readonly json: string;
-  readonly compactJson: string;
-}
-
-export interface Availability {
-  readonly version: number;
-  readonly sections: { id: string; kind: SectionKind; capacity: number; available: number }[];
+export interface SeatMapCacheOptions {
+  /** Seats of all loaded shows together; past it the least recently used shows are dropped. */
+  readonly seatsMax?: number;
 }
 
 /**
@@ -54,26 +59,49 @@ export interface Availability {
  * reads never touches the store. It is fed with the `changes` each store operation returns; every
  * seat carries its version, so a late or repeated seat change can never roll a seat back, and
  * stock changes are deltas applied once per committed operation.
+ *
+ * Bounded: shows are kept in least-recently-used order up to `seatsMax` seats in all and reloaded
+ * on demand. Loading reads seat states in keyset pages, yielding between them, so a 100,000-seat
+ * show loads without stalling the process; every seat change is O(1) (a byte, a version, a bit, a
+ * counter and a dirty mark on the rendered chunk that holds it).
  */
 export class SeatMapCache {
+  /** In least-recently-used order: a read moves its show to the end. */
   private readonly shows = new Map<string, ShowSeats>();
   private readonly loading = new Map<string, Promise<ShowSeats | null>>();
   private readonly pending = new Map<string, InventoryChanges[]>();
   /** Show id -> until when it is known not to exist. */
   private readonly missing = new Map<string, number>();
+  private readonly evictedVersions = new Map<string, number>();
+  /** The highest version any show reached in this process: a reload whose memo is gone starts above it. */
+  private highWater = 0;
+  private everEvicted = false;
+  private seatsLoaded = 0;
+  private readonly seatsMax: number;
   /** Distinguishes ETags across restarts, when versions start again from zero. */
   readonly epoch: string;
-  /** Every change applied here, in order, for the live streams (GET /shows/{id}/events). */
+  /** Every change applied here, in order, for the live streams and `?since=` reads. */
   readonly feed: SeatFeed;
 
-  constructor(private readonly store: Pick<Store, 'loadSeatMap'> & Partial<Pick<Store, 'availability'>>, private readonly now: () => number, epochSeed: string) {
+  constructor(
+    private readonly store: Pick<Store, 'loadSeatMap' | 'seatStates'> & Partial<Pick<Store, 'availability'>>,
+    private readonly now: () => number,
+    epochSeed: string,
+    options: SeatMapCacheOptions = {},
+  ) {
     this.epoch = createHash('sha256').update(epochSeed).digest('hex').slice(0, 8);
     this.feed = new SeatFeed(now);
+    this.seatsMax = options.seatsMax ?? readModelSeatsMaxDefault;
   }
 
   async get(showId: string): Promise<ShowSeats | null> {
     const ready = this.shows.get(showId);
-    if (ready !== undefined) return ready;
+    if (ready !== undefined) {
+      // Most recently used goes last (Map order), so eviction takes the first.
+      this.shows.delete(showId);
+      this.shows.set(showId, ready);
+      return ready;
+    }
     if ((this.missing.get(showId) ?? 0) > this.now()) return null;
     let load = this.loading.get(showId);
     if (load === undefined) {
@@ -83,8 +111,18 @@ export class SeatMapCache {
     return load;
   }
 
+  /** The show if it is in memory now (no load, no reordering). */
+  loaded(showId: string): ShowSeats | null {
+    return this.shows.get(showId) ?? null;
+  }
+
   async show(showId: string): Promise<Show | null> {
     return (await this.get(showId))?.show ?? null;
+  }
+
+  /** Shows and seats in memory now (for metrics and tests). */
+  get size(): { shows: number; seats: number } {
+    return { shows: this.shows.size, seats: this.seatsLoaded };
   }
 
   /** What a committed store operation changed. */
@@ -96,11 +134,22 @@ export class SeatMapCache {
     } else this.pending.get(changes.showId)?.push(changes);
   }
 
-  async snapshot(showId: string): Promise<Snapshot | null> {
+  /** The full (per-seat) or compact seat map at the current version, rendered incrementally. */
+  async seatMap(showId: string, form: 'full' | 'compact'): Promise<RenderedMap | null> {
     const entry = await this.get(showId);
     if (entry === null) return null;
-    if (entry.snapshot?.version !== entry.version) entry.snapshot = this.render(entry);
-    return entry.snapshot;
+    return entry.map.render(form, this.etag(entry, form === 'compact' ? '-c' : ''), this.availability(entry));
+  }
+
+  /** The compact availability (a bitmap of seats plus every section's count) at the current version. */
+  async availabilityBody(showId: string): Promise<AvailabilityBody | null> {
+    const entry = await this.get(showId);
+    if (entry === null) return null;
+    return entry.availabilityBody.render(entry.version, this.etag(entry, 'a'), entry.bitmap, this.availability(entry));
+  }
+
+  etag(entry: ShowSeats, form = ''): string {
+    return `"${this.epoch}-${entry.version}${form}"`;
   }
 
   /** Every section's capacity and what is left of it, at the read model's version. */
@@ -114,8 +163,8 @@ export class SeatMapCache {
   /** False as soon as one seat is known taken: lets a doomed hold fail without touching the store. */
   allAvailable(entry: ShowSeats, seatIds: readonly string[]): boolean {
     return seatIds.every((id) => {
-      const i = entry.index.get(id);
-      return i === undefined || entry.statuses[i] === 0;
+      const i = entry.layout.indexOf(id);
+      return i < 0 || entry.statuses[i] === 0;
     });
   }
 
@@ -126,42 +175,86 @@ export class SeatMapCache {
   }
 
   /** Where the given seats are; unknown ids are left out. */
-  placesOf(entry: ShowSeats, seatIds: readonly string[]): Omit<SeatPosition, 'available'>[] {
+  placesOf(entry: ShowSeats, seatIds: readonly string[]): { seatId: string; section: string; row: number; number: number; accessible: boolean }[] {
     return seatIds.flatMap((id) => {
-      const i = entry.index.get(id);
-      const place = i === undefined ? undefined : entry.positions[i];
-      return place === undefined ? [] : [place];
+      const i = entry.layout.indexOf(id);
+      if (i < 0) return [];
+      const { seatId, section, row, number, accessible } = entry.layout.seatAt(i);
+      return [{ seatId, section, row, number, accessible }];
     });
   }
 
   counts(entry: ShowSeats): Record<SeatStatus, number> {
-    const counts: Record<SeatStatus, number> = { AVAILABLE: 0, HELD: 0, SOLD: 0, REFUND_PENDING: 0 };
-    for (const s of entry.statuses) counts[statusCodes[s] as SeatStatus]++;
-    return counts;
+    return { AVAILABLE: entry.counts[0] ?? 0, HELD: entry.counts[1] ?? 0, SOLD: entry.counts[2] ?? 0, REFUND_PENDING: entry.counts[3] ?? 0 };
+  }
+
+  /** A show created after its id was looked up (only possible across nodes) is found again at once. */
+  forgetMissing(showId: string): void {
+    this.missing.delete(showId);
   }
 
   private async load(showId: string): Promise<ShowSeats | null> {
     this.pending.set(showId, []);
-    const loaded: SeatMapLoad | null = await this.store.loadSeatMap(showId).catch((error: unknown) => {
+    try {
+      const loaded = await this.store.loadSeatMap(showId);
+      if (loaded === null) {
+        this.rememberMissing(showId);
+        return null;
+      }
+      const entry = newEntry(loaded.show, loaded.sections, this.startVersion(showId));
+      // Seat states in keyset pages, each a short read; changes committed meanwhile are buffered
+      // and applied after (a seat takes its newest version, whichever arrives first).
+      let after: string | null = null;
+      for (;;) {
+        const page = await this.store.seatStates(showId, after, limits.seatStatePageMax);
+        for (const seat of page) {
+          const i = entry.layout.indexOf(seat.seatId);
+          if (i >= 0) setSeat(entry, i, statusIndex.get(seat.status) ?? 0, seat.version);
+        }
+        if (page.length < limits.seatStatePageMax) break;
+        after = (page[page.length - 1] as { seatId: string }).seatId;
+        await yieldToLoop();
+      }
+      const buffered = this.pending.get(showId) ?? [];
+      for (const changes of buffered) for (const seat of changes.seats) this.applySeat(entry, seat);
+      this.admit(entry);
+      // Stock moved while loading: whether the load saw it is unknown, so the counts are read again
+      // (changes arriving from now on apply to the entry as deltas, on top of what this read sees or not:
+      // a read racing them can be off by them until the next such resync, which is rare and bounded).
+      if (buffered.some((c) => c.stock.length > 0)) void this.resyncStock(entry).catch(() => undefined);
+      return entry;
+    } finally {
       this.pending.delete(showId);
-      throw error;
-    });
-    // Changes committed while loading may or may not be in what was read: seat changes carry
-    // versions (applied only if newer); stock is taken as read (its deltas would count twice).
-    const buffered = this.pending.get(showId) ?? [];
-    this.pending.delete(showId);
-    if (loaded === null) {
-      this.rememberMissing(showId);
-      return null;
     }
-    const entry = buildEntry(loaded);
-    for (const changes of buffered) for (const seat of changes.seats) this.applySeat(entry, seat);
+  }
+
+  /** A reload continues from the version the show had (or above anything issued), so no ETag or `since` version repeats. */
+  private startVersion(showId: string): number {
+    const last = this.evictedVersions.get(showId);
+    this.evictedVersions.delete(showId);
+    return last === undefined ? (this.highWater > 0 && this.everEvicted ? this.highWater + 1 : 0) : last + 1;
+  }
+
+  private admit(entry: ShowSeats): void {
+    const showId = entry.show.showId;
     this.shows.set(showId, entry);
-    // Stock moved while loading: whether the load saw it is unknown, so the counts are read again
-    // (changes arriving from now on apply to the entry as deltas, on top of what this read sees or not:
-    // a read racing them can be off by them until the next such resync, which is rare and bounded).
-    if (buffered.some((c) => c.stock.length > 0)) void this.resyncStock(entry).catch(() => undefined);
-    return entry;
+    this.seatsLoaded += entry.statuses.length;
+    this.feed.open(showId, entry.layout.size, (i) => entry.layout.seatIdAt(i), entry.version);
+    // Least recently used first; the show just loaded stays even when it alone is over the bound.
+    for (const [id, old] of this.shows) {
+      if (this.seatsLoaded <= this.seatsMax || id === showId) break;
+      this.evict(id, old);
+    }
+  }
+
+  private evict(showId: string, entry: ShowSeats): void {
+    this.shows.delete(showId);
+    this.seatsLoaded -= entry.statuses.length;
+    this.feed.close(showId);
+    this.everEvicted = true;
+    this.highWater = Math.max(this.highWater, entry.version);
+    if (this.evictedVersions.size >= evictedVersionsMax) this.evictedVersions.delete(this.evictedVersions.keys().next().value as string);
+    this.evictedVersions.set(showId, entry.version);
   }
 
   private async resyncStock(entry: ShowSeats): Promise<void> {
@@ -170,13 +263,9 @@ export class SeatMapCache {
       const section = entry.sections.get(read.sectionId);
       if (section === undefined || !section.counted || section.available === read.available) continue;
       section.available = read.available;
-      entry.version++;
+      this.bump(entry);
+      this.feed.recordStock(entry.show.showId, entry.version);
     }
-  }
-
-  /** A show created after its id was looked up (only possible across nodes) is found again at once. */
-  forgetMissing(showId: string): void {
-    this.missing.delete(showId);
   }
 
   private rememberMissing(showId: string): void {
@@ -184,6 +273,11 @@ export class SeatMapCache {
     this.missing.delete(showId);
     if (this.missing.size >= missingShowsMax) this.missing.delete(this.missing.keys().next().value as string);
     this.missing.set(showId, this.now() + missingShowTtlMs);
+  }
+
+  private bump(entry: ShowSeats): void {
+    entry.version++;
+    if (entry.version > this.highWater) this.highWater = entry.version;
   }
 
   /** True when anything really changed (a late or repeated seat change is ignored). */
@@ -194,7 +288,7 @@ export class SeatMapCache {
       const section = entry.sections.get(stock.sectionId);
       if (section === undefined || !section.counted || stock.delta === 0) continue;
       section.available = Math.min(section.capacity, section.available + stock.delta);
-      entry.version++;
+      this.bump(entry);
       // Counted stock has no seat to show; the live log keeps its version so streams stay continuous.
       this.feed.recordStock(entry.show.showId, entry.version);
       changed = true;
@@ -203,64 +297,59 @@ export class SeatMapCache {
   }
 
   private applySeat(entry: ShowSeats, seat: SeatChange): boolean {
-    const i = entry.index.get(seat.seatId);
-    if (i === undefined || (entry.versions[i] as number) >= seat.version) return false;
-    const before = entry.statuses[i] as number;
+    const i = entry.layout.indexOf(seat.seatId);
+    if (i < 0 || (entry.versions[i] as number) >= seat.version) return false;
     const after = statusIndex.get(seat.status) ?? 0;
-    entry.versions[i] = seat.version;
-    entry.statuses[i] = after;
-    const section = entry.sections.get((entry.positions[i] as Omit<SeatPosition, 'available'>).section);
-    if (section !== undefined && !section.counted && before !== after) section.available += (after === 0 ? 1 : 0) - (before === 0 ? 1 : 0);
-    entry.version++;
+    setSeat(entry, i, after, seat.version);
+    this.bump(entry);
+    entry.map.touch(i, entry.version);
     this.feed.record(entry.show.showId, i, after, entry.version);
     return true;
   }
+}
 
-  private render(entry: ShowSeats): Snapshot {
-    const parts: string[] = [];
-    let compact = '';
-    for (let i = 0; i < entry.statuses.length; i++) {
-      const code = entry.statuses[i] as number;
-      parts.push(`${entry.jsonPrefixes[i]}${statusCodes[code]}"}`);
-      compact += compactChars[code];
-    }
-    const { version } = entry;
-    const sections = JSON.stringify(this.availability(entry).sections);
-    const head = `{"showId":${JSON.stringify(entry.show.showId)},"version":${version},"sections":${sections}`;
-    return {
-      version,
-      etag: `"${this.epoch}-${version}"`,
-      json: `${head},"seats":[${parts.join(',')}]}`,
-      compactJson: `${head},"legend":{"A":"AVAILABLE","H":"HELD","S":"SOLD","R":"REFUND_PENDING"},"seatIds":${JSON.stringify(entry.seatIds)},"statuses":"${compact}"}`,
-    };
+function newEntry(show: Show, loaded: readonly { sectionId: string; kind: SectionKind; sellBy: string; capacity: number; available: number }[], version: number): ShowSeats {
+  const layout = new SeatLayout(show.seatMap);
+  const prices = new Map(show.seatMap.sections.map((s) => [s.id, s.priceCents]));
+  const sections = new Map<string, SectionState>(loaded.map((s) => [s.sectionId, {
+    id: s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity,
+    priceCents: prices.get(s.sectionId) ?? 0, available: s.available, sold: 0,
+  }]));
+  const bitmap = new Uint8Array(Math.ceil(layout.bits / 8));
+  // Every seat starts AVAILABLE (version 0); the pages of seat states move the others.
+  for (const section of layout.sections) if (section.firstBit >= 0) setBits(bitmap, section.firstBit, section.size);
+  const counts = new Uint32Array(4);
+  counts[0] = layout.size;
+  const statuses = new Uint8Array(layout.size);
+  return {
+    show, layout, statuses, versions: new Uint32Array(layout.size), bitmap, counts, sections,
+    map: new SeatMapRenderer(show.showId, layout, statuses), availabilityBody: new AvailabilityRenderer(), version,
+  };
+}
+
+/** Moves seat i to `code` at `version`, keeping the bitmap and the counters in step. */
+function setSeat(entry: ShowSeats, i: number, code: number, version: number): void {
+  const before = entry.statuses[i] as number;
+  entry.versions[i] = version;
+  if (before === code) return;
+  entry.statuses[i] = code;
+  entry.counts[before] = (entry.counts[before] ?? 0) - 1;
+  entry.counts[code] = (entry.counts[code] ?? 0) + 1;
+  const laidOut = entry.layout.sectionAt(i);
+  const section = entry.sections.get(laidOut.spec.id);
+  if (section !== undefined) {
+    if (!section.counted && (before === 0 || code === 0)) section.available += code === 0 ? 1 : -1;
+    if (before === 2 || code === 2) section.sold += code === 2 ? 1 : -1;
+  }
+  if (laidOut.firstBit >= 0) {
+    const bit = laidOut.firstBit + (i - laidOut.first);
+    const mask = 0x80 >> (bit & 7);
+    if (code === 0) entry.bitmap[bit >> 3] = (entry.bitmap[bit >> 3] as number) | mask;
+    else entry.bitmap[bit >> 3] = (entry.bitmap[bit >> 3] as number) & ~mask;
   }
 }
 
-function buildEntry(loaded: SeatMapLoad): ShowSeats {
-  const { show, seats } = loaded;
-  const statuses = new Uint8Array(seats.length);
-  const versions = new Uint32Array(seats.length);
-  seats.forEach((s, i) => {
-    statuses[i] = statusIndex.get(s.status) ?? 0;
-    versions[i] = s.version;
-  });
-  const prices = new Map(show.seatMap.sections.map((s) => [s.id, s.priceCents]));
-  const sections = new Map<string, SectionState>(loaded.sections.map((s) => [s.sectionId, {
-    id: s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity, available: s.available,
-  }]));
-  return {
-    show,
-    seatIds: seats.map((s) => s.seatId),
-    positions: seats.map(({ seatId, section, row, number, accessible }) => ({ seatId, section, row, number, accessible })),
-    index: new Map(seats.map((s, i) => [s.seatId, i])),
-    statuses,
-    versions,
-    sections,
-    jsonPrefixes: seats.map(
-      (s) =>
-        `{"seatId":${JSON.stringify(s.seatId)},"section":${JSON.stringify(s.section)},"row":${s.row},"number":${s.number},"priceCents":${prices.get(s.section) ?? 0},"accessible":${s.accessible},"status":"`,
-    ),
-    version: 0,
-    snapshot: null,
-  };
+/** Sets `count` bits from bit `from` (used once per section at load). */
+function setBits(bitmap: Uint8Array, from: number, count: number): void {
+  for (let bit = from; bit < from + count; bit++) bitmap[bit >> 3] = (bitmap[bit >> 3] as number) | (0x80 >> (bit & 7));
 }

@@ -12,3 +12,4 @@ export * from './show.js';
 export * from './state-machine.js';
 export * from './states.js';
 export * from './ticket-rules.js';
+export * from './seat-layout.js';

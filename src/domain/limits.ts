@@ -67,4 +67,6 @@ export const limits = Object.freeze({
   bestAvailableRowsMax: 40,
   /** Seats one INSERT statement of show creation writes at most (a show is written in chunks). */
   seatInsertChunkMax: 2_000,
+  /** Seat states one page of a read-model load reads at most (a few milliseconds of work). */
+  seatStatePageMax: 5_000,
 });

@@ -108,17 +108,20 @@ export type NewShowInput = Omit<Show, 'capacity' | 'createdAt'>;
 
 const dayMs = 86_400_000;
 
-/** Validates a show and lays out the seats of its seated sections, all AVAILABLE (counted sections start full). */
-export function createShow(input: NewShowInput, now: number): Result<{ show: Show; seats: Seat[] }> {
+/**
+ * Validates a show. Its seats (all AVAILABLE; counted sections start full) follow from its seat map
+ * in the canonical order of seat-layout.ts, so nothing here grows with the number of seats.
+ */
+export function createShow(input: NewShowInput, now: number): Result<{ show: Show }> {
   const times = checkTimes(input);
   if (!times.ok) return fail(times.error.code, times.error.message);
-  const layout = layoutSeats(input.showId, input.seatMap);
+  const layout = checkSeatMap(input.seatMap);
   if (!layout.ok) return fail(layout.error.code, layout.error.message, layout.error.details);
   const limit = checkSeatLimitSetting(input.maxSeatsPerUser, input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0));
   if (!limit.ok) return limit;
   const capacity = input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
   const show: Show = { ...input, capacity, createdAt: now };
-  return ok({ show, seats: layout.value });
+  return ok({ show });
 }
 
 function checkTimes(input: NewShowInput): Result<true> {
@@ -132,7 +135,7 @@ function checkTimes(input: NewShowInput): Result<true> {
   return ok(true);
 }
 
-function layoutSeats(showId: string, seatMap: SeatMapSpec): Result<Seat[]> {
+function checkSeatMap(seatMap: SeatMapSpec): Result<true> {
   const { sections } = seatMap;
   if (sections.length === 0) return fail('INVALID_SEAT_MAP', 'a seat map needs at least one section');
   if (sections.length > limits.sectionsPerShowMax) return fail('INVALID_SEAT_MAP', `at most ${limits.sectionsPerShowMax} sections`);
@@ -140,34 +143,16 @@ function layoutSeats(showId: string, seatMap: SeatMapSpec): Result<Seat[]> {
   if (ids.size !== sections.length) return fail('INVALID_SEAT_MAP', 'section ids must be unique');
   const capacity = sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
   if (capacity > limits.seatsPerShowMax) return fail('INVALID_SEAT_MAP', `at most ${limits.seatsPerShowMax} seats per show`, { capacity });
-  const seats: Seat[] = [];
   for (const section of sections) {
     if (section.kind === 'GENERAL_ADMISSION') {
       if (!Number.isInteger(section.capacity) || section.capacity < 1) return fail('INVALID_SEAT_MAP', `section ${section.id} needs a capacity of at least 1`);
       continue;
     }
-    const accessible = new Set<string>();
     for (const place of section.accessible) {
       if (place.row < 1 || place.row > section.rows || place.number < 1 || place.number > section.seatsPerRow) {
         return fail('INVALID_SEAT_MAP', `accessible seat row ${place.row} number ${place.number} is outside section ${section.id}`);
       }
-      accessible.add(`${place.row}:${place.number}`);
-    }
-    for (let row = 1; row <= section.rows; row++) {
-      for (let number = 1; number <= section.seatsPerRow; number++) {
-        seats.push({
-          showId,
-          seatId: seatIdOf(section.id, row, number),
-          section: section.id,
-          row,
-          number,
-          accessible: accessible.has(`${row}:${number}`),
-          status: 'AVAILABLE',
-          holdId: null,
-          version: 0,
-        });
-      }
     }
   }
-  return ok(seats);
+  return ok(true);
 }

@@ -17,6 +17,8 @@ export interface HttpDeps {
   readonly logger: FastifyServerOptions['logger'];
   /** Live seat-map streams this process accepts at once (default in routes/live.ts). */
   readonly liveConnectionsMax?: number;
+  /** Seat-map responses sent at once (default in routes/catalog.ts). */
+  readonly seatMapStreamsMax?: number;
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
 }

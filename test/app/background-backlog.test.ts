@@ -4,6 +4,7 @@ import { refundInstead, type Order, type Payment } from '../../src/domain/index.
 import type { SandboxProvider } from '../../src/adapters/payments/sandbox-provider.js';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
+import { StoreBusyError } from '../../src/ports/engine/index.js';
 
 /**
  * Every background pass must work through its whole backlog over successive runs: rows it cannot
@@ -39,6 +40,21 @@ afterAll(async () => t.close());
  * (which cancels the order). The payment stays PENDING, or is marked for refund when `refund`.
  * Made in parallel batches, as a rush would.
  */
+/**
+ * One buyer's 50 parallel claims all lock that buyer's unit counter, so on PostgreSQL some wait past
+ * lock_timeout and are refused as busy (503 BUSY over HTTP); they retry, as a client told Retry-After would.
+ */
+async function retryBusy<T>(work: () => Promise<T>, attempts = 20): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!(error instanceof StoreBusyError) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
 async function abandonedCheckouts(paymentIds: readonly string[], refund = false): Promise<string[]> {
   const store = t.node.ctx.store;
   const orderIds: string[] = [];
@@ -46,7 +62,7 @@ async function abandonedCheckouts(paymentIds: readonly string[], refund = false)
     orderIds.push(...await Promise.all(paymentIds.slice(i, i + 50).map(async (paymentId) => {
       const n = ++seq;
       const now = t.node.ctx.clock.now() - 60_000;
-      const claimed = await store.claimUnits({ holdId: `hld_backlog_${n}`, showId, userId, now, expiresAt: now + 600_000, userUnitsMax: 1_000_000, sectionId: 'GA', quantity: 1 });
+      const claimed = await retryBusy(() => store.claimUnits({ holdId: `hld_backlog_${n}`, showId, userId, now, expiresAt: now + 600_000, userUnitsMax: 1_000_000, sectionId: 'GA', quantity: 1 }));
       if (!claimed.ok) throw new Error(`claim: ${JSON.stringify(claimed)}`);
       const hold = claimed.hold;
       const order: Order = {

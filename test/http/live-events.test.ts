@@ -108,7 +108,7 @@ describe('live seat changes (GET /shows/{id}/events)', () => {
       await eventually(() => expect(sse.of('seats')).toHaveLength(1));
       const seats = sse.of('seats')[0] as SseEvent;
       expect(seats.id).toBe('2');
-      expect(seats.data).toEqual({ from: 0, to: 2, changes: [['A-1-1', 'H'], ['A-1-2', 'H']] });
+      expect(seats.data).toEqual({ from: 0, to: 2, changes: [['A-1-1', 'H'], ['A-1-2', 'H']], sections: [{ id: 'A', available: 98 }] });
       const map = (await admin.request('GET', `/api/v1/shows/${showId}/seats`)).body;
       expect(map.version).toBe(2);
     } finally {
@@ -145,7 +145,7 @@ describe('live seat changes (GET /shows/{id}/events)', () => {
       await eventually(() => expect(watcher.of('seats').at(-1)?.data.to).toBe(2));
       const resumed = await SseClient.open(`${t.baseUrl}/api/v1/shows/${showId}/events`, { 'last-event-id': '1' });
       await eventually(() => expect(resumed.of('seats')).toHaveLength(1));
-      expect(resumed.of('seats')[0]?.data).toEqual({ from: 1, to: 2, changes: [['A-3-2', 'H']] });
+      expect(resumed.of('seats')[0]?.data).toMatchObject({ from: 1, to: 2, changes: [['A-3-2', 'H']] });
       resumed.close();
       // A version this server never reached (another process, or before a restart): reload.
       const lost = await SseClient.open(`${t.baseUrl}/api/v1/shows/${showId}/events`, { 'last-event-id': '999' });
@@ -203,7 +203,8 @@ class FakeResponse extends EventEmitter {
 describe('seat change log', () => {
   it('replays what a client missed, coalesced per seat, and says RELOAD once that has left the bounded log', () => {
     const feed = new SeatFeed(Date.now, 4);
-    const stop = feed.watch('s', ['A-1-1', 'A-1-2', 'A-1-3'], 0, () => undefined);
+    const ids = ['A-1-1', 'A-1-2', 'A-1-3'];
+    feed.open('s', ids.length, (i) => ids[i] as string, 0);
     feed.record('s', 0, 1, 1);
     feed.record('s', 0, 2, 2);
     feed.record('s', 1, 1, 3);
@@ -213,8 +214,8 @@ describe('seat change log', () => {
     expect(feed.since('s', 0)).toBe('RELOAD');
     expect(feed.since('s', 1)).toEqual({ from: 1, to: 5, changes: [['A-1-1', 'S'], ['A-1-2', 'A'], ['A-1-3', 'H']] });
     expect(feed.since('s', 6)).toBe('RELOAD');
-    stop();
-    // Nobody watches: the log is gone, and a late resumer reloads.
+    feed.close('s');
+    // The read model dropped the show: the log is gone, and a late resumer reloads.
     expect(feed.since('s', 5)).toBe('RELOAD');
   });
 });
@@ -222,11 +223,12 @@ describe('seat change log', () => {
 describe('live hub bounds', () => {
   it('sends heartbeats on a quiet stream and drops a client that stops reading', async () => {
     const feed = new SeatFeed(Date.now);
+    feed.open('show-1', 2, (i) => ['A-1-1', 'A-1-2'][i] as string, 0);
     const hub = new LiveHub(feed, { connectionsMax: 10, batchIntervalMs: 10, heartbeatIntervalMs: 30, clientBufferBytesMax: 1000 });
     const quiet = new FakeResponse();
     const stalled = new FakeResponse();
-    hub.add('show-1', ['A-1-1', 'A-1-2'], 0, 'e', quiet as unknown as ServerResponse, null);
-    hub.add('show-1', ['A-1-1', 'A-1-2'], 0, 'e', stalled as unknown as ServerResponse, null);
+    hub.add('show-1', 0, 'e', quiet as unknown as ServerResponse, null);
+    hub.add('show-1', 0, 'e', stalled as unknown as ServerResponse, null);
     await eventually(() => expect(quiet.written.filter((w) => w.startsWith(': heartbeat')).length).toBeGreaterThan(1));
     expect(hub.connections).toBe(2);
     stalled.writableLength = 5000;
@@ -246,7 +248,7 @@ describe('live hub bookkeeping', () => {
     const hub = new LiveHub(new SeatFeed(Date.now), { connectionsMax: 1 });
     const gone = new FakeResponse();
     gone.destroyed = true;
-    hub.add('show-1', ['A-1-1'], 0, 'e', gone as unknown as ServerResponse, null);
+    hub.add('show-1', 0, 'e', gone as unknown as ServerResponse, null);
     expect(hub.connections).toBe(0);
     expect(hub.full).toBe(false);
   });

@@ -1,8 +1,10 @@
+import { AxeBuilder } from '@axe-core/playwright';
 import { execSync } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
+import { expect } from 'vitest';
 import { ApiClient } from '../support/api-client.js';
 
 /** Debian's Chromium, installed by .ci/run; Playwright never downloads a browser here. */
@@ -53,4 +55,11 @@ export async function clickSeat(page: Page, seatId: string): Promise<void> {
   const point = await page.evaluate((id) => (window as unknown as { __seatMapPoint(id: string): { x: number; y: number } | null }).__seatMapPoint(id), seatId);
   if (point === null) throw new Error(`seat ${seatId} is not on the map`);
   await page.mouse.click(point.x, point.y);
+}
+
+/** axe-core on the page as it is: no serious or critical violation (issue 15, accessibility). */
+export async function noSeriousA11yViolations(page: Page, name: string): Promise<void> {
+  const result = await new AxeBuilder({ page }).analyze();
+  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }

@@ -1,21 +1,14 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
-import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, seatStatus, shot, signedInContext } from './browser.js';
+import { buyerApi, noSeriousA11yViolations, clickSeat, ensureWebBuilt, hasChromium, launch, seatStatus, shot, signedInContext } from './browser.js';
 
 let t: TestNode & { baseUrl: string };
 let short: TestNode & { baseUrl: string };
 let browser: Browser;
 let admin: ApiClient;
 let seq = 0;
-
-async function noSeriousA11yViolations(page: Page, name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 describe.skipIf(!hasChromium)('web front end: buyer', () => {
   beforeAll(async () => {

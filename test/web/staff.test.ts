@@ -1,21 +1,14 @@
-import { AxeBuilder } from '@axe-core/playwright';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
 import { eventually } from '../support/wait.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, shot, signedInContext } from './browser.js';
+import { buyerApi, noSeriousA11yViolations, ensureWebBuilt, hasChromium, launch, shot, signedInContext } from './browser.js';
 
 let t: TestNode & { baseUrl: string };
 let browser: Browser;
 let admin: ApiClient;
 let seq = 0;
-
-async function noSeriousA11yViolations(page: Page, name: string): Promise<void> {
-  const result = await new AxeBuilder({ page }).analyze();
-  const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 /** A paid, ticketed seat: the QR a buyer would show at the door. */
 async function ticket(showId: string, seatId: string): Promise<{ ticketId: string; qr: string; owner: ApiClient }> {

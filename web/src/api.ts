@@ -42,12 +42,41 @@ export async function api<T>(path: string, options: ApiOptions = {}): Promise<T>
 
 export const serverNow = (): number => Date.now() + clockSkewMs;
 
+/** A seated section: rows of numbered seats, sold seat by seat (SEAT) or as a count (QUANTITY). */
 export interface Section {
   readonly id: string;
   readonly name: string;
+  readonly kind?: 'SEATED';
+  readonly sellBy?: 'SEAT' | 'QUANTITY';
   readonly rows: number;
   readonly seatsPerRow: number;
   readonly priceCents: number;
+}
+
+/** A general-admission (standing) section: a capacity, no seats. */
+export interface GaSection {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'GENERAL_ADMISSION';
+  readonly capacity: number;
+  readonly priceCents: number;
+}
+
+export type ShowSection = Section | GaSection;
+
+/** Counted sections are held as a quantity: general admission, or seated sold by QUANTITY. */
+export const isCounted = (s: ShowSection): boolean => s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY';
+/** The sections drawn on the seat map: seated, sold seat by seat. */
+export const mapSections = (sections: readonly ShowSection[]): Section[] =>
+  sections.filter((s): s is Section => s.kind !== 'GENERAL_ADMISSION' && s.sellBy !== 'QUANTITY');
+export const capacityOf = (s: ShowSection): number => (s.kind === 'GENERAL_ADMISSION' ? s.capacity : s.rows * s.seatsPerRow);
+
+/** What is left of one section (the seat map's `sections`, and the live stream's). */
+export interface SectionAvailability {
+  readonly id: string;
+  readonly available: number;
+  readonly capacity?: number;
+  readonly kind?: string;
 }
 
 export interface Show {
@@ -61,7 +90,7 @@ export interface Show {
   readonly status: 'UPCOMING' | 'ON_SALE' | 'ENDED';
   readonly secondsRemaining: number;
   readonly capacity: number;
-  readonly sections: readonly Section[];
+  readonly sections: readonly ShowSection[];
   readonly seatCounts?: Readonly<Record<string, number>>;
 }
 
@@ -69,6 +98,8 @@ export interface Hold {
   readonly holdId: string;
   readonly showId: string;
   readonly seatIds: readonly string[];
+  /** Places of counted sections come as UNITS lines (seatIds is then empty). */
+  readonly lines?: readonly ({ readonly kind: 'SEATS'; readonly sectionId: string; readonly seatIds: readonly string[] } | { readonly kind: 'UNITS'; readonly sectionId: string; readonly quantity: number })[];
   readonly totalPriceCents: number;
   readonly status: string;
   readonly expiresAt: string;
@@ -78,7 +109,8 @@ export interface Ticket {
   readonly ticketId: string;
   readonly orderId: string;
   readonly showId: string;
-  readonly seatId: string;
+  /** null for a general-admission place. */
+  readonly seatId: string | null;
   readonly code: string;
   readonly status: 'VALID' | 'USED' | 'INVALID';
   readonly qr: string;

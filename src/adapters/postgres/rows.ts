@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, Seat, SeatStatus } from '../../domain/index.js';
+import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, SeatStatus } from '../../domain/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
 export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
 
@@ -17,11 +17,6 @@ export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string; lines: ReservationLine[];
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
 }
-
-export const toSeat = (r: SeatRow): Seat => ({
-  showId: r.show_id, seatId: r.seat_id, section: r.section_id, row: r.row_no, number: r.seat_no,
-  accessible: r.accessible, status: r.status, holdId: r.hold_id, version: r.version,
-});
 
 /**
  * A hold's lines from its hold_lines rows (by line_no): seats of one section form one SEATS line

@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import { isCounted, limits, sectionCapacity, type SellBy } from '../../domain/index.js';
+import { SeatLayout, isCounted, limits, sectionCapacity, type SellBy } from '../../domain/index.js';
 import type { SectionAvailability, ShowStore } from '../../ports/engine/index.js';
 import { unexpected, type PgDb } from './db.js';
-import { toSeat, toShow, type SeatRow, type ShowRow } from './rows.js';
+import { toShow, type SeatRow, type ShowRow } from './rows.js';
 
 /**
  * Bucket rows per counted section. A claim locks one bucket (picked at random, SKIP LOCKED), so up
@@ -22,7 +22,8 @@ export function pgShows(db: PgDb): ShowStore {
     // One transaction: the show, its sections, their buckets, and the seats in chunks of at most
     // limits.seatInsertChunkMax rows per INSERT (arrays unnested server-side). The ids are new, so
     // nothing runs against it concurrently; READ COMMITTED is enough.
-    async createShow({ show, seats }) {
+    async createShow({ show }) {
+      const layout = new SeatLayout(show.seatMap);
       const result = await db.tx('createShow', async (c) => {
         await c.query(
           `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at)
@@ -44,8 +45,9 @@ export function pgShows(db: PgDb): ShowStore {
               [show.showId, section.id, capacities]);
           }
         }
-        for (let start = 0; start < seats.length; start += limits.seatInsertChunkMax) {
-          const chunk = seats.slice(start, start + limits.seatInsertChunkMax);
+        // Each chunk is laid out just before its statement, so the process never holds every seat at once.
+        for (let start = 0; start < layout.size; start += limits.seatInsertChunkMax) {
+          const chunk = Array.from({ length: Math.min(limits.seatInsertChunkMax, layout.size - start) }, (_, k) => layout.seatAt(start + k));
           await c.query(
             `INSERT INTO seats (show_id, seat_id, section_id, row_no, seat_no, accessible, status, hold_id, version)
              SELECT $1, id, section, r, n, acc, 'AVAILABLE', NULL, 0
@@ -68,15 +70,21 @@ export function pgShows(db: PgDb): ShowStore {
          LIMIT $2 OFFSET $3`, [now, page.limit, page.offset]);
       return rows.map(toShow);
     },
-    // Two statements, each its own snapshot: a claim committing in between may show in the seats
-    // and not in the counts; the read model is fed every change afterwards, so it converges.
+    // The show and its sections' counts; seat states follow in pages (seatStates), each its own
+    // snapshot: the read model is fed every change meanwhile and takes a seat's newest version.
     async loadSeatMap(showId) {
       return db.read(async (c) => {
         const { rows: shows } = await c.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);
         if (shows[0] === undefined) return null;
-        const { rows: seats } = await c.query<SeatRow>('SELECT * FROM seats WHERE show_id = $1 ORDER BY section_id COLLATE "C", row_no, seat_no', [showId]);
-        return { show: toShow(shows[0]), seats: seats.map(toSeat), sections: await sectionAvailability(c, showId) };
+        return { show: toShow(shows[0]), sections: await sectionAvailability(c, showId) };
       });
+    },
+    // Keyset page over the primary key (show_id, seat_id): one index range read of `limit` rows.
+    async seatStates(showId, afterSeatId, limit) {
+      const { rows } = await db.pool.query<Pick<SeatRow, 'seat_id' | 'status' | 'version'>>(
+        'SELECT seat_id, status, version FROM seats WHERE show_id = $1 AND seat_id > $2 ORDER BY seat_id LIMIT $3',
+        [showId, afterSeatId ?? '', Math.min(limit, limits.seatStatePageMax)]);
+      return rows.map((r) => ({ seatId: r.seat_id, status: r.status, version: Number(r.version) }));
     },
     async availability(showId) {
       return db.read(async (c) => {

@@ -158,6 +158,12 @@ export const migrations: readonly Migration[] = [
   `,
   // v6: one inventory engine for seats and counted stock (issue 13); see addInventory.
   addInventory,
+  // v7: a show is written in chunks (a 100,000-seat show must not stall the process) and published
+  // by its last one: ready = 0 until then, invisible to every read, list and claim; a start
+  // removes a show whose creation a crash cut short. Shows from before v7 are complete (ready = 1).
+  `
+  ALTER TABLE shows ADD COLUMN ready INTEGER NOT NULL DEFAULT 1 CHECK (ready IN (0, 1));
+  `,
 ];
 
 /**

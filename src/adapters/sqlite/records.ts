@@ -1,4 +1,4 @@
-import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, Seat, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
+import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
 import type { SectionAvailability } from '../../ports/engine/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
 export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
@@ -24,11 +24,6 @@ export interface OrderRow {
 
 export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
   sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available,
-});
-
-export const toSeat = (r: SeatRow): Seat => ({
-  showId: r.show_id, seatId: r.seat_id, section: r.section, row: r.row_no, number: r.seat_no,
-  accessible: r.accessible === 1, status: r.status, holdId: r.hold_id, version: r.version,
 });
 
 /**

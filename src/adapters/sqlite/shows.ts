@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
+import { SeatLayout, limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
 import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore } from '../../ports/engine/index.js';
 import type { GroupCommit } from './group-commit.js';
 import * as records from './records.js';
@@ -31,7 +31,7 @@ const showCacheEntriesMax = 1_000;
 
 export function showCache(db: Database): ShowCache {
   const byId = new Map<string, ShowInfo>();
-  const showById = db.prepare('SELECT * FROM shows WHERE show_id = ?');
+  const showById = db.prepare('SELECT * FROM shows WHERE show_id = ? AND ready = 1');
   const sectionsOf = db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position');
   return {
     get(showId) {
@@ -53,23 +53,25 @@ export function showCache(db: Database): ShowCache {
 
 export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
   const q = {
-    showById: db.prepare('SELECT * FROM shows WHERE show_id = ?'),
+    showById: db.prepare('SELECT * FROM shows WHERE show_id = ? AND ready = 1'),
+    publish: db.prepare('UPDATE shows SET ready = 1 WHERE show_id = ?'),
+    // Keyset page over the primary key (show_id, seat_id): an index range read of `limit` rows.
+    seatStates: db.prepare(`SELECT seat_id, status, version FROM seats
+      WHERE show_id = ? AND seat_id > ? ORDER BY seat_id LIMIT ?`),
     // The catalog's order lives here, not in a sort of one page, so page 2 never holds what page 1
     // promised. The phases match saleWindow(): UPCOMING while now < sale_starts_at, ON_SALE while
     // now < sale_ends_at, ENDED after. Shows are few (one row per event), so a sort per page is cheap.
-    showList: db.prepare(`SELECT * FROM shows
+    showList: db.prepare(`SELECT * FROM shows WHERE ready = 1
       ORDER BY
         CASE WHEN @now < sale_starts_at THEN 1 WHEN @now < sale_ends_at THEN 0 ELSE 2 END,
         CASE WHEN @now < sale_starts_at THEN sale_starts_at WHEN @now < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
         show_id
       LIMIT @limit OFFSET @offset`),
-    showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at)
-      VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt)`),
+    showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at, ready)
+      VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt, 0)`),
     sectionInsert: db.prepare(`INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity, available)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     sections: db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position'),
-    seatsInOrder: db.prepare(`SELECT t.* FROM seats t JOIN sections c ON c.show_id = t.show_id AND c.section_id = t.section
-      WHERE t.show_id = ? ORDER BY c.position, t.row_no, t.seat_no`),
   };
   const seatInserts = new Map<number, Statement>();
   /** One multi-row INSERT per chunk: a 200,000-seat show is ~100 statements, not 200,000. */
@@ -84,8 +86,12 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
   };
 
   return {
-    createShow: ({ show, seats }: CreateShowInput) =>
-      gc.write('createShow', () => {
+    /**
+     * The show and its sections first (unpublished), then the seats one chunk per unit of the group
+     * commit, each awaited, so other requests' commits run in between; the last chunk publishes.
+     */
+    async createShow({ show }: CreateShowInput) {
+      await gc.write('createShow', () => {
         q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap) });
         show.seatMap.sections.forEach((section, position) => {
           const capacity = sectionCapacity(section);
@@ -95,11 +101,19 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
             seated ? section.rows : null, seated ? section.seatsPerRow : null, capacity, capacity,
           );
         });
-        for (let start = 0; start < seats.length; start += limits.seatInsertChunkMax) {
-          const chunk = seats.slice(start, start + limits.seatInsertChunkMax);
-          seatInsert(chunk.length).run(chunk.flatMap((s) => [show.showId, s.seatId, s.section, s.row, s.number, s.accessible ? 1 : 0]));
-        }
-      }),
+      });
+      const layout = new SeatLayout(show.seatMap);
+      let start = 0;
+      do {
+        const end = Math.min(layout.size, start + limits.seatInsertChunkMax);
+        const from = start;
+        await gc.write('createShow', () => {
+          if (end > from) seatInsert(end - from).run(seatRows(show.showId, layout, from, end));
+          if (end === layout.size) q.publish.run(show.showId);
+        });
+        start = end;
+      } while (start < layout.size);
+    },
     getShow: async (showId) => {
       const row = q.showById.get(showId) as records.ShowRow | undefined;
       return row === undefined ? null : records.toShow(row);
@@ -109,11 +123,11 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
     async loadSeatMap(showId): Promise<SeatMapLoad | null> {
       const row = q.showById.get(showId) as records.ShowRow | undefined;
       if (row === undefined) return null;
-      return {
-        show: records.toShow(row),
-        seats: (q.seatsInOrder.all(showId) as records.SeatRow[]).map(records.toSeat),
-        sections: (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability),
-      };
+      return { show: records.toShow(row), sections: (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability) };
+    },
+    async seatStates(showId, afterSeatId, limit) {
+      const rows = q.seatStates.all(showId, afterSeatId ?? '', Math.min(limit, limits.seatStatePageMax)) as Pick<records.SeatRow, 'seat_id' | 'status' | 'version'>[];
+      return rows.map((r) => ({ seatId: r.seat_id, status: r.status, version: r.version }));
     },
     async availability(showId): Promise<SectionAvailability[] | null> {
       const sections = (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability);
@@ -121,4 +135,24 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
       return q.showById.get(showId) === undefined ? null : [];
     },
   };
+}
+
+/** The columns of seats from..end-1 of the canonical order, flat, for one multi-row INSERT. */
+function seatRows(showId: string, layout: SeatLayout, from: number, end: number): (string | number)[] {
+  const values: (string | number)[] = [];
+  for (let i = from; i < end; i++) {
+    const seat = layout.seatAt(i);
+    values.push(showId, seat.seatId, seat.section, seat.row, seat.number, seat.accessible ? 1 : 0);
+  }
+  return values;
+}
+
+/** A show whose creation a crash cut short (never published): its seats, sections and row go. */
+export function removeUnpublishedShows(db: Database): number {
+  const unpublished = db.prepare('SELECT show_id FROM shows WHERE ready = 0').pluck().all() as string[];
+  const remove = ['seats', 'sections', 'shows'].map((table) => db.prepare(`DELETE FROM ${table} WHERE show_id = ?`));
+  db.transaction(() => {
+    for (const showId of unpublished) for (const statement of remove) statement.run(showId);
+  })();
+  return unpublished.length;
 }

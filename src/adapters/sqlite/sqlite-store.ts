@@ -11,7 +11,7 @@ import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteShared } from './shared.js';
-import { showCache, sqliteShows } from './shows.js';
+import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
 
@@ -51,6 +51,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma('wal_autocheckpoint = 10000');
   db.pragma('temp_store = MEMORY');
   migrate(db);
+  removeUnpublishedShows(db);
   const gc = groupCommit(db, options.batchMax ?? batchMaxDefault, options.pendingMax ?? pendingMaxDefault);
   const shows = showCache(db);
   const shared = sqliteShared(db, shows);

@@ -21,6 +21,8 @@ export interface LiveHubOptions {
   readonly heartbeatIntervalMs?: number;
   readonly clientBufferBytesMax?: number;
   readonly now?: () => number;
+  /** What is left of each section of a show now (null when unknown): sent with every `seats` event, so counted stock updates live too. */
+  readonly sectionsOf?: (showId: string) => readonly { id: string; available: number }[] | null;
 }
 
 /**
@@ -59,13 +61,13 @@ export class LiveHub {
    * Starts streaming a show to an open response. `version` is the map's version now; `resumeFrom`
    * the version the client already has (Last-Event-ID), if any.
    */
-  add(showId: string, seatIds: readonly string[], version: number, epoch: string, raw: ServerResponse, resumeFrom: number | null): void {
+  add(showId: string, version: number, epoch: string, raw: ServerResponse, resumeFrom: number | null): void {
     // Gone already (it hung up while the map loaded): its 'close' has fired, so it must not be counted.
     if (raw.destroyed || raw.writableEnded) return;
     let watched = this.shows.get(showId);
     if (watched === undefined) {
       const clients = new Set<Client>();
-      const unwatch = this.feed.watch(showId, seatIds, version, () => this.dirty.add(showId));
+      const unwatch = this.feed.watch(showId, () => this.dirty.add(showId));
       this.shows.set(showId, (watched = { clients, unwatch }));
     }
     const client: Client = { showId, raw, sent: version, lastWriteAt: this.now() };
@@ -124,7 +126,8 @@ export class LiveHub {
       return;
     }
     if (batch.to === client.sent) return;
-    this.write(client, `id: ${batch.to}\nevent: seats\ndata: ${JSON.stringify(batch)}\n\n`);
+    const sections = this.options.sectionsOf?.(client.showId) ?? null;
+    this.write(client, `id: ${batch.to}\nevent: seats\ndata: ${JSON.stringify(sections === null ? batch : { ...batch, sections })}\n\n`);
     client.sent = batch.to;
   }
 

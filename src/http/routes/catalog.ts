@@ -1,8 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { createShow, getAvailability, getShow, listShows } from '../../app/catalog.js';
+import { negotiate } from '@fastify/accept-negotiator';
+import { Readable } from 'node:stream';
+import type { ContentCoding } from '../../app/availability-body.js';
+import { availabilityChanges, createShow, getShow, listShows } from '../../app/catalog.js';
 import { AppError } from '../../app/errors.js';
-import { seatLimitOf, type SectionSpec } from '../../domain/index.js';
+import { limits, seatLimitOf, type SectionSpec } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
 import { roleGuard, requireRole } from '../auth.js';
 import { ifNoneMatchMatches } from '../conditional.js';
@@ -42,6 +45,12 @@ function sectionSpec(body: SectionBody): SectionSpec {
   if (body.kind === 'GENERAL_ADMISSION') return body;
   return { ...body, kind: 'SEATED', sellBy: body.sellBy ?? 'SEAT', accessible: body.accessible ?? [] };
 }
+
+/** Seat-map responses sent at once when the configuration does not say. */
+export const seatMapStreamsMaxDefault = 1000;
+/** The longest one seat-map response may take to send (an 11 MB map over a slow phone link fits). */
+const seatMapSendSecondsMax = 120;
+const SeatStatusSchema = Type.Union([Type.Literal('AVAILABLE'), Type.Literal('HELD'), Type.Literal('SOLD'), Type.Literal('REFUND_PENDING')]);
 
 const seatMapHeaders = {
   etag: { type: 'string', description: 'Version of this map (the compact form has its own); send it back in If-None-Match' },
@@ -90,30 +99,79 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   app.get('/shows/:showId/availability', {
     schema: {
       tags: ['catalog'],
-      summary: 'What is left of each section, counted or seated, from memory',
+      summary: 'Every seat and section in a few kilobytes: a bitmap of free seats, or what changed since a version',
+      description: [
+        'Bit i of `seats` (base64; most significant bit of byte 0 first) is 1 when seat i is AVAILABLE, seats in the order of',
+        'GET /shows/{showId}/seats (sections in map order, rows ascending, numbers ascending), counting only sections sold by seat:',
+        'counted sections (general admission, or seated sold by quantity) have no bits; their `available` says what is left.',
+        'Compressed (br or gzip) when the client accepts it. With `?since=<version>` the answer lists only the seats that changed',
+        'after that version (`encoding: "changes"`), or is the full bitmap (`encoding: "bitmap"`) when that version is too old',
+        'to answer from memory or the changes would be larger than the bitmap.',
+      ].join(' '),
       params: ShowParams,
+      querystring: Type.Object({
+        since: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'a version this client already has (from an earlier answer)' })),
+      }),
+      headers: Type.Object({
+        'if-none-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag(s) of an answer you have; compared weakly' })),
+      }),
       response: {
-        200: Type.Object({
-          version: Type.Integer({ description: 'Grows with every change of the show\'s inventory (the seat map\'s version)' }),
-          sections: Type.Array(SectionAvailability),
-        }),
-        ...errorResponses(404),
+        // Sent pre-rendered (and pre-compressed) from the read model, so the schema documents, it does not serialize.
+        200: Type.Unsafe<unknown>(Type.Union([
+          Type.Object({
+            version: Type.Integer({ description: 'Grows with every change of the show\'s inventory (the seat map\'s version)' }),
+            encoding: Type.Literal('bitmap'),
+            seats: Type.String({ description: 'base64 bitmap, one bit per seat of the sections sold by seat, 1 = AVAILABLE' }),
+            sections: Type.Array(SectionAvailability),
+          }, { title: 'Bitmap' }),
+          Type.Object({
+            version: Type.Integer(),
+            encoding: Type.Literal('changes'),
+            since: Type.Integer({ description: 'the version the changes start after' }),
+            changes: Type.Array(Type.Object({ seatId: Type.String(), status: SeatStatusSchema })),
+            sections: Type.Array(SectionAvailability),
+          }, { title: 'Changes since a version' }),
+        ], { description: 'Availability of every seat and section', headers: seatMapHeaders })),
+        304: Type.Null({ description: 'Not modified: the answer is the one If-None-Match names. No body.', headers: seatMapHeaders }),
+        ...errorResponses(400, 404),
       },
     },
-  }, async (request) => getAvailability(ctx, request.params.showId));
+  }, async (request, reply) => {
+    const { showId } = request.params;
+    const since = request.query.since;
+    if (since !== undefined) {
+      const changes = await availabilityChanges(ctx, showId, since);
+      if (changes !== null) return reply.header('cache-control', 'no-cache').send(changes);
+    }
+    const body = await ctx.seatMaps.availabilityBody(showId);
+    if (body === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    void reply.header('etag', body.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
+    if (ifNoneMatchMatches(request.headers['if-none-match'], body.etag)) return reply.status(304).send(null);
+    const coding = negotiate(request.headers['accept-encoding'] ?? '', ['br', 'gzip']) as ContentCoding | null;
+    if (coding !== null) void reply.header('content-encoding', coding);
+    return reply.type('application/json; charset=utf-8').send(body.body(coding ?? 'identity'));
+  });
 
+  let streaming = 0;
+  const streamsMax = deps.seatMapStreamsMax ?? seatMapStreamsMaxDefault;
   app.get('/shows/:showId/seats', {
     schema: {
       tags: ['catalog'],
       summary: 'Seat map with live status, from memory; supports ETag / If-None-Match',
+      description: [
+        'Every seat of the show with its status, in the canonical order (sections in map order, rows ascending, numbers ascending).',
+        'A 100,000-seat show is about 11 MB in the full form and 1.3 MB in the compact one (`format=compact`: the seat ids once and',
+        'one letter per seat); clients that only need what is free should read GET /shows/{showId}/availability (a few kilobytes).',
+        'Rendered incrementally and shared by every reader of a version; too many responses in flight at once answer 503 BUSY.',
+      ].join(' '),
       params: ShowParams,
       querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('full'), Type.Literal('compact')], { default: 'full' })) }),
       headers: Type.Object({
         'if-none-match': Type.Optional(Type.String({ maxLength: 1024, description: 'ETag(s) of a map you have: one, a comma-separated list, or *; compared weakly' })),
       }),
       response: {
-        // Sent pre-rendered from the cache (a string), so the schema here documents, it does not serialize.
-        200: Type.Unsafe<string>(Type.Object({
+        // Sent pre-rendered from the read model (shared buffers), so the schema here documents, it does not serialize.
+        200: Type.Unsafe<unknown>(Type.Object({
           showId: Type.String(),
           version: Type.Integer(),
           sections: Type.Array(SectionAvailability, { description: 'What is left of every section (counted sections have no seats below)' }),
@@ -124,17 +182,37 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
           statuses: Type.Optional(Type.String({ description: 'compact form: one of A/H/S/R per seat, in seatIds order' })),
         }, { description: 'The seat map', headers: seatMapHeaders })),
         304: Type.Null({ description: 'Not modified: the map is the one If-None-Match names. No body.', headers: seatMapHeaders }),
-        ...errorResponses(404),
+        ...errorResponses(404, 503),
       },
     },
   }, async (request, reply) => {
-    const snapshot = await ctx.seatMaps.snapshot(request.params.showId);
-    if (snapshot === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
-    const compact = request.query.format === 'compact';
-    const etag = compact ? `${snapshot.etag.slice(0, -1)}-c"` : snapshot.etag;
+    const form = request.query.format === 'compact' ? 'compact' : 'full';
+    const entry = await ctx.seatMaps.get(request.params.showId);
+    if (entry === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    // The ETag is known before anything is rendered, so a revalidation costs no rendering at all.
+    const etag = ctx.seatMaps.etag(entry, form === 'compact' ? '-c' : '');
     void reply.header('etag', etag).header('cache-control', 'no-cache');
     // A 304 carries no body (app.ts strips what the serializer makes of null, and the framing headers).
     if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.status(304).send(null);
-    return reply.type('application/json; charset=utf-8').send(compact ? snapshot.compactJson : snapshot.json);
+    if (streaming >= streamsMax) throw new AppError('BUSY', 'too many seat maps are being sent; retry shortly', { retryAfterSeconds: limits.busyRetryAfterSeconds });
+    const map = await ctx.seatMaps.seatMap(request.params.showId, form);
+    if (map === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    // Rendering may have taken a newer version than the one the ETag above named.
+    void reply.header('etag', map.etag).type('application/json; charset=utf-8').header('content-length', map.length);
+    
+    // The parts are shared by every reader of this version: a slow reader holds references, never a copy.
+    streaming++;
+    let done = false;
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      streaming--;
+      clearTimeout(stall);
+    };
+    // A reader that stops reading is cut off, so it cannot hold a response (and its socket) for ever.
+    const stall = setTimeout(() => reply.raw.destroy(), seatMapSendSecondsMax * 1000);
+    stall.unref();
+    reply.raw.once('close', finish);
+    return reply.send(Readable.from(map.parts, { objectMode: false }));
   });
 };

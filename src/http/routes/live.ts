@@ -12,7 +12,13 @@ const versionPattern = /^\d{1,10}$/;
 
 export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const { seatMaps } = deps.ctx;
-  const hub = new LiveHub(seatMaps.feed, { connectionsMax: deps.liveConnectionsMax ?? liveConnectionsMaxDefault });
+  const hub = new LiveHub(seatMaps.feed, {
+    connectionsMax: deps.liveConnectionsMax ?? liveConnectionsMaxDefault,
+    sectionsOf: (showId) => {
+      const entry = seatMaps.loaded(showId);
+      return entry === null ? null : seatMaps.availability(entry).sections.map(({ id, available }) => ({ id, available }));
+    },
+  });
   // Open streams would keep the server from closing; they end first (clients reconnect elsewhere).
   app.addHook('preClose', (done) => {
     hub.closeAll();
@@ -24,7 +30,8 @@ export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (
       tags: ['catalog'],
       summary: 'Live seat changes (text/event-stream), batched a few times a second',
       description: [
-        'Events: `hello` {version, epoch} first; `seats` {from, to, changes: [[seatId, "A"|"H"|"S"|"R"]]} with `id:` = the version it leads to;',
+        'Events: `hello` {version, epoch} first; `seats` {from, to, changes: [[seatId, "A"|"H"|"S"|"R"]], sections: [{id, available}]} with `id:` = the version it leads to',
+        '(`sections` is what is left of every section, counted or seated, at that version);',
         '`reload` {version} when the changes asked for are no longer remembered (fetch the seat map again). Comment lines are heartbeats.',
         'Resume with the Last-Event-ID header (EventSource does it by itself) or, on the first connect, `?since=<seat map version>`.',
       ].join(' '),
@@ -50,6 +57,6 @@ export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (
       'x-accel-buffering': 'no',
       'x-request-id': request.id,
     });
-    hub.add(entry.show.showId, entry.seatIds, entry.version, seatMaps.epoch, reply.raw, resumeFrom);
+    hub.add(entry.show.showId, entry.version, seatMaps.epoch, reply.raw, resumeFrom);
   });
 };

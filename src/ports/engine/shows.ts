@@ -2,12 +2,12 @@ import type { Seat, SectionKind, SellBy, Show } from '../../domain/index.js';
 import type { Page } from './common.js';
 
 export interface CreateShowInput {
-  readonly show: Show;
   /**
-   * Every seat of every SEATED section (sellBy SEAT and QUANTITY alike), all AVAILABLE, version 0,
-   * as src/domain/show.ts createShow laid them out. GENERAL_ADMISSION sections have no seats.
+   * The show; its seats are every seat of every SEATED section (sellBy SEAT and QUANTITY alike), all
+   * AVAILABLE, version 0, in the canonical order of domain/seat-layout.ts. The adapter writes them
+   * from the layout in chunks (GENERAL_ADMISSION sections have no seats), never as one array.
    */
-  readonly seats: readonly Seat[];
+  readonly show: Show;
 }
 
 /** What is left of one section. */
@@ -26,22 +26,33 @@ export interface SectionAvailability {
   readonly available: number;
 }
 
-/** Everything the seat-map read model loads once per show. */
+/**
+ * What the seat-map read model loads first: the show (its seat map gives every seat's place, see
+ * domain/seat-layout.ts) and its sections. Seat states follow in pages (seatStates), so loading a
+ * 100,000-seat show is many short reads, never one that stalls the process.
+ */
 export interface SeatMapLoad {
   readonly show: Show;
-  /** Every seat of the show, ordered by section id, then row, then number. */
-  readonly seats: readonly Seat[];
   /** One entry per section of the show, in seat-map order. */
   readonly sections: readonly SectionAvailability[];
+}
+
+/** One seat's state as stored. */
+export interface SeatState {
+  readonly seatId: string;
+  readonly status: Seat['status'];
+  readonly version: number;
 }
 
 export interface ShowStore {
   /**
    * Effect: inserts the show, its sections (a price tier each; counted sections get their stock:
-   * available = capacity, on PostgreSQL split into buckets), and its seats, in one transaction.
-   * Seats are written in multi-row statements of at most limits.seatInsertChunkMax rows, so a
-   * 200,000-seat show is a few hundred statements, not one giant one. The show id is new (the
-   * application makes it), so there is no conflict outcome.
+   * available = capacity, on PostgreSQL split into buckets), and its seats. Seats are written in
+   * multi-row statements of at most limits.seatInsertChunkMax rows, yielding to the event loop
+   * between chunks, so a 200,000-seat show never stalls the process. All or nothing as seen from
+   * outside: no read, list or claim sees the show before its last seat is written (PostgreSQL: one
+   * transaction; SQLite: the show is published by its last chunk, and a start removes a show whose
+   * creation a crash cut short). The show id is new, so there is no conflict outcome.
    */
   createShow(input: CreateShowInput): Promise<void>;
   getShow(showId: string): Promise<Show | null>;
@@ -51,8 +62,14 @@ export interface ShowStore {
    * ended (ended most recently first); show id breaks ties.
    */
   listShows(page: Page, now: number): Promise<Show[]>;
-  /** The show, all its seats and its sections' availability; null when no such show. */
+  /** The show and its sections' availability; null when no such show (or one still being created). */
   loadSeatMap(showId: string): Promise<SeatMapLoad | null>;
+  /**
+   * One page of a show's seat states in seat-id order, after `afterSeatId` (null: from the start),
+   * at most `limit` (<= limits.seatStatePageMax) rows. Keyset paging over the primary key: each
+   * page is one short indexed read, so the read model loads a big show without a long stall.
+   */
+  seatStates(showId: string, afterSeatId: string | null, limit: number): Promise<SeatState[]>;
   /** Per-section availability (see SectionAvailability), in seat-map order; null when no such show. */
   availability(showId: string): Promise<SectionAvailability[] | null>;
 }

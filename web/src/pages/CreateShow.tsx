@@ -1,16 +1,22 @@
 import { useMemo, useState } from 'preact/hooks';
-import { api, ApiError, type Section } from '../api';
+import { api, ApiError, capacityOf, isCounted, mapSections, type ShowSection } from '../api';
+import { money } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { role } from '../session';
 import { buildLayout } from '../seatmap/layout';
 import { SeatMap } from '../seatmap/SeatMap';
 
+/** SEAT: seated, picked seat by seat; QUANTITY: seated, sold as a count; GA: standing, a capacity. */
+type DraftKind = 'SEAT' | 'QUANTITY' | 'GA';
+
 interface DraftSection {
   id: string;
   name: string;
+  kind: DraftKind;
   rows: number;
   seatsPerRow: number;
+  capacity: number;
   price: number;
 }
 
@@ -31,22 +37,39 @@ export function CreateShow() {
   const [saleStartsAt, setSaleStartsAt] = useState(localInput(0));
   const [saleEndsAt, setSaleEndsAt] = useState(localInput(29));
   const [sections, setSections] = useState<DraftSection[]>([
-    { id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 20, price: 380 },
-    { id: 'B', name: 'Balcony', rows: 6, seatsPerRow: 16, price: 180 },
+    { id: 'A', name: 'Stalls', kind: 'SEAT', rows: 10, seatsPerRow: 20, capacity: 200, price: 380 },
+    { id: 'B', name: 'Balcony', kind: 'SEAT', rows: 6, seatsPerRow: 16, capacity: 200, price: 180 },
   ]);
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
 
-  const specs: Section[] = sections.map((s) => ({ id: s.id, name: s.name || s.id, rows: s.rows, seatsPerRow: s.seatsPerRow, priceCents: Math.round(s.price * 100) }));
-  const total = specs.reduce((n, s) => n + s.rows * s.seatsPerRow, 0);
-  const valid = specs.length > 0 && specs.every((s) => /^[A-Za-z0-9]{1,8}$/.test(s.id) && s.rows >= 1 && s.rows <= 500 && s.seatsPerRow >= 1 && s.seatsPerRow <= 500) && total <= seatsPerShowMax;
-  const layout = useMemo(() => (valid ? buildLayout(specs) : null), [JSON.stringify(specs), valid]);
-  const empty = useMemo(() => new Uint8Array(total), [total]);
+  const specs: ShowSection[] = sections.map((s): ShowSection => {
+    const common = { id: s.id, name: s.name || s.id, priceCents: Math.round(s.price * 100) };
+    return s.kind === 'GA'
+      ? { ...common, kind: 'GENERAL_ADMISSION', capacity: s.capacity }
+      : { ...common, kind: 'SEATED', sellBy: s.kind, rows: s.rows, seatsPerRow: s.seatsPerRow };
+  });
+  const total = specs.reduce((n, s) => n + capacityOf(s), 0);
+  const drawn = mapSections(specs);
+  const counted = specs.filter(isCounted);
+  const seatTotal = drawn.reduce((n, s) => n + s.rows * s.seatsPerRow, 0);
+  const ids = specs.map((s) => s.id);
+  const valid = specs.length > 0 && new Set(ids).size === ids.length && specs.every((s) => /^[A-Za-z0-9]{1,8}$/.test(s.id) && (s.kind === 'GENERAL_ADMISSION'
+    ? Number.isInteger(s.capacity) && s.capacity >= 1
+    : s.rows >= 1 && s.rows <= 500 && s.seatsPerRow >= 1 && s.seatsPerRow <= 500)) && total <= seatsPerShowMax;
+  const layout = useMemo(() => (valid && drawn.length > 0 ? buildLayout(drawn) : null), [JSON.stringify(drawn), valid]);
+  const empty = useMemo(() => new Uint8Array(seatTotal), [seatTotal]);
 
   if (role.value !== 'ADMIN') return <p role="alert">{t('needAdmin')}</p>;
 
   const update = (i: number, patch: Partial<DraftSection>) => setSections((list) => list.map((s, k) => (k === i ? { ...s, ...patch } : s)));
-  const nextId = () => String.fromCharCode(65 + (sections.length % 26)) + (sections.length >= 26 ? String(sections.length) : '');
+  const nextId = () => {
+    const taken = new Set(sections.map((s) => s.id));
+    for (let k = sections.length; ; k++) {
+      const id = String.fromCharCode(65 + (k % 26)) + (k >= 26 ? String(k) : '');
+      if (!taken.has(id)) return id;
+    }
+  };
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -96,24 +119,56 @@ export function CreateShow() {
           <legend>{t('sections')}</legend>
           <table class="sections">
             <thead>
-              <tr><th scope="col">{t('sectionId')}</th><th scope="col">{t('sectionName')}</th><th scope="col">{t('rows')}</th><th scope="col">{t('seatsPerRow')}</th><th scope="col">{t('price', { currency: 'CNY' })}</th><th scope="col"><span class="sr-only">{t('removeSection', { id: '' })}</span></th></tr>
+              <tr><th scope="col">{t('sectionId')}</th><th scope="col">{t('sectionName')}</th><th scope="col">{t('sectionKind')}</th><th scope="col">{t('rows')}</th><th scope="col">{t('seatsPerRow')}</th><th scope="col">{t('capacity')}</th><th scope="col">{t('price', { currency: 'CNY' })}</th><th scope="col"><span class="sr-only">{t('removeSection', { id: '' })}</span></th></tr>
             </thead>
             <tbody>
               {sections.map((s, i) => (
-                <tr key={i}>
+                <tr key={i} data-testid={`section-row-${i + 1}`}>
                   <td><input aria-label={`${t('sectionId')} ${i + 1}`} value={s.id} required pattern="[A-Za-z0-9]{1,8}" size={4} onInput={(e) => update(i, { id: (e.target as HTMLInputElement).value })} /></td>
                   <td><input aria-label={`${t('sectionName')} ${i + 1}`} value={s.name} required onInput={(e) => update(i, { name: (e.target as HTMLInputElement).value })} /></td>
-                  <td><input aria-label={`${t('rows')} ${i + 1}`} type="number" min={1} max={500} value={s.rows} onInput={(e) => update(i, { rows: Number((e.target as HTMLInputElement).value) })} /></td>
-                  <td><input aria-label={`${t('seatsPerRow')} ${i + 1}`} type="number" min={1} max={500} value={s.seatsPerRow} onInput={(e) => update(i, { seatsPerRow: Number((e.target as HTMLInputElement).value) })} /></td>
+                  <td>
+                    <select aria-label={`${t('sectionKind')} ${i + 1}`} value={s.kind} onChange={(e) => update(i, { kind: (e.target as HTMLSelectElement).value as DraftKind })}>
+                      <option value="SEAT">{t('kindSeat')}</option>
+                      <option value="QUANTITY">{t('kindQuantity')}</option>
+                      <option value="GA">{t('kindGa')}</option>
+                    </select>
+                  </td>
+                  {s.kind === 'GA' ? (
+                    <>
+                      <td class="muted">—</td>
+                      <td class="muted">—</td>
+                      <td><input aria-label={`${t('capacity')} ${i + 1}`} type="number" min={1} max={seatsPerShowMax} value={s.capacity} onInput={(e) => update(i, { capacity: Number((e.target as HTMLInputElement).value) })} /></td>
+                    </>
+                  ) : (
+                    <>
+                      <td><input aria-label={`${t('rows')} ${i + 1}`} type="number" min={1} max={500} value={s.rows} onInput={(e) => update(i, { rows: Number((e.target as HTMLInputElement).value) })} /></td>
+                      <td><input aria-label={`${t('seatsPerRow')} ${i + 1}`} type="number" min={1} max={500} value={s.seatsPerRow} onInput={(e) => update(i, { seatsPerRow: Number((e.target as HTMLInputElement).value) })} /></td>
+                      <td class="muted">{s.rows * s.seatsPerRow}</td>
+                    </>
+                  )}
                   <td><input aria-label={`${t('price', { currency: 'CNY' })} ${i + 1}`} type="number" min={0} step="0.01" value={s.price} onInput={(e) => update(i, { price: Number((e.target as HTMLInputElement).value) })} /></td>
                   <td><button type="button" aria-label={t('removeSection', { id: s.id })} disabled={sections.length <= 1} onClick={() => setSections((l) => l.filter((_, k) => k !== i))}>✕</button></td>
                 </tr>
               ))}
             </tbody>
           </table>
-          <button type="button" onClick={() => setSections((l) => [...l, { id: nextId(), name: '', rows: 5, seatsPerRow: 10, price: 100 }])}>{t('addSection')}</button>
+          <div class="row">
+            <button type="button" onClick={() => setSections((l) => [...l, { id: nextId(), name: '', kind: 'SEAT', rows: 5, seatsPerRow: 10, capacity: 50, price: 100 }])}>{t('addSection')}</button>
+            <button type="button" data-testid="add-ga" onClick={() => setSections((l) => [...l, { id: nextId(), name: '', kind: 'GA', rows: 5, seatsPerRow: 10, capacity: 500, price: 100 }])}>{t('addGaSection')}</button>
+          </div>
         </fieldset>
-        <h2 data-testid="preview-title">{t('preview', { n: total })}</h2>
+        <h2 data-testid="preview-title">{counted.length === 0 ? t('preview', { n: total }) : t('previewPlaces', { n: total })}</h2>
+        {valid && counted.length > 0 && (
+          <ul class="counted-preview">
+            {counted.map((s) => (
+              <li key={s.id} class="counted" data-testid={`preview-counted-${s.id}`}>
+                <strong>{s.name}</strong>{' '}
+                <span class="muted">{s.kind === 'GENERAL_ADMISSION' ? t('generalAdmission') : t('seatsAssigned')} · {money(s.priceCents)}</span>
+                <br />{t('placesLeft', { n: capacityOf(s), total: capacityOf(s) })}
+              </li>
+            ))}
+          </ul>
+        )}
         {layout !== null && <SeatMap layout={layout} statuses={() => empty} />}
         {error !== null && <p class="notice" role="alert">{error}</p>}
         <button type="submit" class="primary" data-testid="save-show" disabled={busy || !valid}>{t('saveShow')}</button>

@@ -71,7 +71,7 @@ export function LiveSale({ showId }: { showId: string }) {
           {stat('money', t('statMoney'), money(stats.moneyTakenCents))}
         </dl>
       )}
-      {seats !== null && <SeatMap layout={seats.layout} statuses={() => seats.statuses} subscribe={seats.subscribe} />}
+      {seats !== null && seats.layout.seatIds.length > 0 && <SeatMap layout={seats.layout} statuses={() => seats.statuses} subscribe={seats.subscribe} />}
     </section>
   );
 }

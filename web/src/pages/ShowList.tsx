@@ -1,7 +1,10 @@
-import { api, type Show } from '../api';
+import { api, isCounted, type SectionAvailability, type Show } from '../api';
 import { dateTime, duration } from '../format';
 import { useLoad, useTick } from '../hooks';
 import { t } from '../i18n';
+
+/** A listed show; `left` is what is left of all its sections (shows on sale). */
+type Listed = Show & { readonly left?: number };
 
 export function ShowList() {
   const shows = useLoad(async () => {
@@ -9,7 +12,17 @@ export function ShowList() {
     const list = (await api<{ shows: Show[] }>('/shows?limit=100')).shows;
     // Countdowns run from the server's figures, not this device's clock. Seats left (and sold out)
     // matter for shows on sale only, so only those are asked for their counts.
-    const detailed = await Promise.all(list.map((s) => (s.status === 'ON_SALE' ? api<Show>(`/shows/${encodeURIComponent(s.showId)}`).catch(() => s) : s)));
+    // What is left counts counted sections (general admission, sold by quantity) as well as free seats.
+    const detailed = await Promise.all(list.map(async (s): Promise<Listed> => {
+      if (s.status !== 'ON_SALE') return s;
+      const id = encodeURIComponent(s.showId);
+      const [show, availability] = await Promise.all([
+        api<Show>(`/shows/${id}`).catch(() => s),
+        s.sections.some(isCounted) ? api<{ sections: SectionAvailability[] }>(`/shows/${id}/availability`).catch(() => null) : null,
+      ]);
+      if (availability === null) return show;
+      return { ...show, left: availability.sections.reduce((n, a) => n + a.available, 0) };
+    }));
     return { loadedAt, shows: detailed };
   }, []);
   const now = useTick();
@@ -23,7 +36,8 @@ export function ShowList() {
       <ul class="cards">
         {shows.data.shows.map((show) => {
           const left = show.secondsRemaining * 1000 - (now - loadedAt);
-          const available = show.seatCounts?.AVAILABLE ?? show.capacity;
+          const available = show.left ?? show.seatCounts?.AVAILABLE ?? show.capacity;
+          const known = show.left !== undefined || show.seatCounts !== undefined;
           const status = left <= 0 && show.status !== 'ENDED' ? (show.status === 'UPCOMING' ? 'ON_SALE' : 'ENDED') : show.status;
           const soldOut = status === 'ON_SALE' && available === 0;
           return (
@@ -38,7 +52,7 @@ export function ShowList() {
                 {!soldOut && status === show.status && status === 'UPCOMING' && <span class="countdown">{t('saleOpensIn', { time: duration(left) })}</span>}
                 {!soldOut && status === show.status && status === 'ON_SALE' && <span class="countdown">{t('saleClosesIn', { time: duration(left) })}</span>}
               </p>
-              {show.seatCounts !== undefined && <p class="muted">{t('seatsLeft', { n: available, total: show.capacity })}</p>}
+              {known && <p class="muted">{t(show.sections.some(isCounted) ? 'placesLeft' : 'seatsLeft', { n: available, total: show.capacity })}</p>}
             </li>
           );
         })}

@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, serverNow, type Hold, type Order, type Show } from '../api';
+import { api, ApiError, capacityOf, isCounted, serverNow, type Hold, type Order, type Show, type ShowSection } from '../api';
 import { dateTime, duration, money } from '../format';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
@@ -99,7 +99,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
       setSelected(new Set());
       setMessage(null);
     } catch (e) {
-      setMessage(holdError(e));
+      setMessage('section' in body ? holdError(e, t('notEnoughPlaces')) : holdError(e));
       // Seats lost while we asked leave the selection.
       setSelected((s) => new Set([...s].filter((i) => seats.statuses[i] === 0)));
     } finally {
@@ -132,23 +132,49 @@ function Booking({ seats }: { seats: LiveSeats }) {
   const priceOf = (i: number) => layout.sections[layout.section[i] as number]?.spec.priceCents ?? 0;
   const selectedTotal = [...selected].reduce((sum, i) => sum + priceOf(i), 0);
   const onSale = show.status === 'ON_SALE';
+  const hasMap = layout.seatIds.length > 0;
+  // Counted sections (general admission, seated sold by QUANTITY): what is left comes from the server.
+  const counted = show.sections.filter(isCounted);
+  const left = seats.available.value;
+  const countedLeft = (s: ShowSection) => Math.max(0, Math.min(capacityOf(s), left.get(s.id) ?? capacityOf(s)));
+  const countedAvailable = counted.reduce((n, s) => n + countedLeft(s), 0);
+  const countedCapacity = counted.reduce((n, s) => n + capacityOf(s), 0);
+  const available = counts[0] + countedAvailable;
+  const total = seats.statuses.length + countedCapacity;
+  // Follows the live stream: nothing left anywhere is sold out, without a reload.
+  const soldOut = onSale && total > 0 && available === 0 && hold === null;
 
   return (
     <section class="show-page">
       <h1>{show.title}</h1>
       <p class="muted">{show.venue} · {show.city} · {t('showStarts', { when: dateTime(show.startsAt) })}</p>
       <p class="live" role="status" data-testid="live-status">
-        <span aria-hidden="true">{seats.live.value === 'live' ? '◉' : '◌'}</span> {seats.live.value === 'live' ? t('liveConnected') : t('liveReconnecting')}
+        <span aria-hidden="true">{seats.live.value === 'live' ? '◉' : '◌'}</span> {seats.live.value === 'live' ? t('liveConnected') : seats.live.value === 'connecting' ? t('liveConnecting') : t('liveReconnecting')}
       </p>
-      <p data-testid="seat-counts">{t('seatCounts', { available: counts[0], total: seats.statuses.length, held: counts[1], sold: counts[2] + counts[3] })}</p>
-      <div class="show-grid">
-        <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />
+      {(seats.live.value === 'paused' || seats.live.value === 'reconnecting') && (
+        <p class="notice warning" data-testid="live-paused">{t('livePaused')}</p>
+      )}
+      <p data-testid="seat-counts">
+        {counted.length === 0
+          ? t('seatCounts', { available: counts[0], total: seats.statuses.length, held: counts[1], sold: counts[2] + counts[3] })
+          : hasMap
+            ? `${t('placeCounts', { available, total })} · ${t('seatsHeldSold', { held: counts[1], sold: counts[2] + counts[3] })}`
+            : t('placeCounts', { available, total })}
+      </p>
+      {soldOut && <p class="badge badge-soldout sold-out" role="status" data-testid="sold-out">{t('statusSoldOut')}</p>}
+      <div class={hasMap ? 'show-grid' : 'show-grid no-map'}>
+        {hasMap && <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />}
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
           {hold !== null ? (
-            <HoldPanel hold={hold} busy={busy} onCheckout={checkout} onRelease={release} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
+            <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
           ) : (
             <>
+              {counted.map((s) => (
+                <CountedBlock key={s.id} section={s} left={countedLeft(s)} disabled={!onSale || busy}
+                  onHold={(quantity) => void place({ section: s.id, quantity })} />
+              ))}
+              {hasMap && <>
               <h2>{t('selectedSeats')}</h2>
               {selected.size === 0 ? <p class="muted">{t('noneSelected')}</p> : (
                 <ul class="chips">
@@ -173,10 +199,11 @@ function Booking({ seats }: { seats: LiveSeats }) {
                     {Array.from({ length: seatsPerHoldMax }, (_, k) => k + 1).map((n) => <option key={n} value={n}>{n}</option>)}
                   </select>
                 </label>
-                <button type="button" data-testid="hold-best" disabled={!onSale || busy} onClick={() => void place({ quantity })}>
+                <button type="button" data-testid="hold-best" disabled={!onSale || busy || counts[0] === 0} onClick={() => void place({ quantity })}>
                   {t('holdBest', { n: quantity })}
                 </button>
               </div>
+              </>}
               {!onSale && <p class="muted">{t('saleNotOpen')}</p>}
             </>
           )}
@@ -186,7 +213,31 @@ function Booking({ seats }: { seats: LiveSeats }) {
   );
 }
 
-function HoldPanel({ hold, busy, onCheckout, onRelease, onLapse }: { hold: Hold; busy: boolean; onCheckout(): void; onRelease(): void; onLapse(): void }) {
+/** A counted section: what is left, how many to hold, and the button. */
+function CountedBlock({ section, left, disabled, onHold }: { section: ShowSection; left: number; disabled: boolean; onHold(quantity: number): void }) {
+  const [quantity, setQuantity] = useState(1);
+  const most = Math.max(1, Math.min(seatsPerHoldMax, left));
+  const chosen = Math.min(quantity, most);
+  const id = `qty-${section.id}`;
+  return (
+    <div class="counted" data-testid={`counted-${section.id}`}>
+      <h2>{section.name}</h2>
+      <p class="muted">{section.kind === 'GENERAL_ADMISSION' ? t('generalAdmission') : t('seatsAssigned')} · {money(section.priceCents)}</p>
+      <p class="big" data-testid={`left-${section.id}`}>{left === 0 ? t('statusSoldOut') : t('placesLeft', { n: left, total: capacityOf(section) })}</p>
+      <div class="row">
+        <label for={id}>{t('howMany')}</label>
+        <select id={id} value={chosen} disabled={left === 0} onChange={(e) => setQuantity(Number((e.target as HTMLSelectElement).value))}>
+          {Array.from({ length: most }, (_, k) => k + 1).map((n) => <option key={n} value={n}>{n}</option>)}
+        </select>
+        <button type="button" class="primary" data-testid={`hold-${section.id}`} disabled={disabled || left === 0} onClick={() => onHold(chosen)}>
+          {t('holdPlaces', { n: chosen, section: section.name })}
+        </button>
+      </div>
+    </div>
+  );
+}
+
+function HoldPanel({ hold, show, busy, onCheckout, onRelease, onLapse }: { hold: Hold; show: Show; busy: boolean; onCheckout(): void; onRelease(): void; onLapse(): void }) {
   useTick(250);
   const left = Date.parse(hold.expiresAt) - serverNow();
   useEffect(() => {
@@ -195,7 +246,7 @@ function HoldPanel({ hold, busy, onCheckout, onRelease, onLapse }: { hold: Hold;
   return (
     <div data-testid="hold-panel">
       <h2>{t('yourHold')}</h2>
-      <p>{hold.seatIds.join(', ')}</p>
+      <p>{holdSummary(hold, show)}</p>
       <p class="countdown big" role="timer" aria-live="off" data-testid="hold-countdown">{t('holdCountdown', { time: duration(left) })}</p>
       <p>{t('total', { amount: money(hold.totalPriceCents) })}</p>
       <div class="row">
@@ -206,13 +257,22 @@ function HoldPanel({ hold, busy, onCheckout, onRelease, onLapse }: { hold: Hold;
   );
 }
 
-function holdError(e: unknown): string {
+/** The seats of a hold, and "3 × Standing" for places of counted sections. */
+function holdSummary(hold: Hold, show: Show): string {
+  const units = (hold.lines ?? []).flatMap((line) => {
+    if (line.kind !== 'UNITS') return [];
+    return [t('unitsLine', { n: line.quantity, section: show.sections.find((s) => s.id === line.sectionId)?.name ?? line.sectionId })];
+  });
+  return [...hold.seatIds, ...units].join(', ');
+}
+
+function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
   if (!(e instanceof ApiError)) return String(e);
   switch (e.code) {
     case 'SEAT_UNAVAILABLE':
       return t('seatsTaken');
     case 'NOT_ENOUGH_SEATS':
-      return t('notEnoughSeats');
+      return notEnough;
     case 'SALE_NOT_OPEN':
       return t('saleNotOpen');
     case 'UNAUTHORIZED':
