@@ -25,6 +25,9 @@ export interface GroupCommit {
   flush(): Promise<void>;
 }
 
+/** How long one batch's units may run before it commits and yields (the event loop's budget). */
+const batchBudgetMsDefault = 8;
+
 /**
  * Group commit over one connection. Each named operation is one synchronous unit inside its own
  * savepoint; every unit that arrived in the same turn of the event loop shares one BEGIN
@@ -34,7 +37,7 @@ export interface GroupCommit {
  * before its COMMIT succeeded: an acknowledged hold or order is on disk. A unit that throws or
  * ends in a Rollback undoes only its own savepoint.
  */
-export function groupCommit(db: Db, batchMax: number, pendingMax: number): GroupCommit {
+export function groupCommit(db: Db, batchMax: number, pendingMax: number, batchBudgetMs = batchBudgetMsDefault): GroupCommit {
   const sql = {
     begin: db.prepare('BEGIN IMMEDIATE'),
     commit: db.prepare('COMMIT'),
@@ -46,15 +49,23 @@ export function groupCommit(db: Db, batchMax: number, pendingMax: number): Group
   const pending: Unit[] = [];
   let draining: Promise<void> | null = null;
 
-  function runBatch(batch: readonly Unit[]): void {
+  /** Runs units from the head of `pending` in one transaction. */
+  function runBatch(): void {
+    const batch: Unit[] = [];
     const outcomes: Outcome[] = [];
     try {
       sql.begin.run();
     } catch (error) {
-      batch.forEach((unit) => unit.reject(asBusy(unit.operation, error)));
+      pending.splice(0, batchMax).forEach((unit) => unit.reject(asBusy(unit.operation, error)));
       return;
     }
-    for (const unit of batch) {
+    // The batch closes at batchMax units or once its units have run for batchBudgetMs (at least
+    // one unit always runs), so one turn of the event loop never holds the thread much longer
+    // than that, however long the queue (a herd, a big show's seat chunks).
+    const closesAt = performance.now() + batchBudgetMs;
+    while (batch.length < batchMax && pending.length > 0 && (batch.length === 0 || performance.now() < closesAt)) {
+      const unit = pending.shift() as Unit;
+      batch.push(unit);
       if (!db.inTransaction) sql.begin.run();
       sql.savepoint.run();
       try {
@@ -87,12 +98,14 @@ export function groupCommit(db: Db, batchMax: number, pendingMax: number): Group
     });
   }
 
-  async function drain(): Promise<void> {
-    try {
-      while (pending.length > 0) runBatch(pending.splice(0, batchMax));
-    } finally {
-      draining = null;
-    }
+  /**
+   * One batch per turn of the event loop: between batches the answers of the last one go out and
+   * other requests are read (they join a later batch), instead of one turn draining a whole herd.
+   */
+  function drainOne(done: () => void): void {
+    runBatch();
+    if (pending.length === 0) return done();
+    setImmediate(drainOne, done);
   }
 
   return {
@@ -104,7 +117,10 @@ export function groupCommit(db: Db, batchMax: number, pendingMax: number): Group
         pending.push({ operation, work, resolve: resolve as (value: unknown) => void, reject });
         // setImmediate runs after this turn's I/O callbacks: every request parsed in the same
         // turn joins the batch.
-        draining ??= new Promise<void>((started) => setImmediate(() => started(drain())));
+        draining ??= new Promise<void>((drained) => setImmediate(drainOne, () => {
+          draining = null;
+          drained();
+        }));
       });
     },
     async flush() {

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Store } from '../../ports/engine/index.js';
 import { sqliteAudit } from './audit.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteIdempotency } from './idempotency.js';
@@ -22,11 +23,16 @@ export interface SqliteStoreOptions {
   readonly batchMax?: number;
   /** Most operations waiting for their batch; more are refused at once as busy (StoreBusyError). */
   readonly pendingMax?: number;
+  /** How often the checkpoint thread copies the WAL into the database file. */
+  readonly checkpointIntervalMs?: number;
 }
 
 /** Defaults: a batch of 256 units commits in a few milliseconds; 10,000 waiting is seconds of work. */
 const batchMaxDefault = 256;
 const pendingMaxDefault = 10_000;
+/** Twice a second: a rush writes a few MiB of WAL a second, so the WAL stays a few MiB. */
+const checkpointIntervalMsDefault = 500;
+const walSizeLimitBytes = 64 * 1024 * 1024;
 
 /**
  * The embedded store: one better-sqlite3 connection in WAL mode, every named operation of the
@@ -45,11 +51,21 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   // A rush touches seats all over a large show plus the growing hold tables: keep them in memory
   // (64 MiB, against a 2 MiB default) rather than re-read pages through the WAL index and the OS.
   db.pragma('cache_size = -65536');
-  // Checkpoint every ~40 MiB of WAL instead of every ~4 MiB: a page rewritten by many commits is
-  // copied into the database file once per checkpoint, and the checkpoint's fsyncs happen a tenth
-  // as often. Commits themselves are unchanged (WAL, synchronous=NORMAL).
-  db.pragma('wal_autocheckpoint = 10000');
   db.pragma('temp_store = MEMORY');
+  // Checkpoints run on a thread of their own (checkpointer.ts), never inside a commit on this one.
+  // Should that thread fail, SQLite's own checkpoint comes back, every ~40 MiB of WAL rather than
+  // ~4 MiB, so a page rewritten by many commits is copied once per checkpoint.
+  const automaticCheckpoint = (): void => {
+    if (db.open) db.pragma('wal_autocheckpoint = 10000');
+  };
+  let checkpointer: Checkpointer | null = null;
+  if (options.filename === ':memory:') automaticCheckpoint();
+  else {
+    db.pragma('wal_autocheckpoint = 0');
+    // After a complete checkpoint the WAL starts over; the file is cut back to this size then.
+    db.pragma(`journal_size_limit = ${walSizeLimitBytes}`);
+    checkpointer = startCheckpointer(options.filename, options.checkpointIntervalMs ?? checkpointIntervalMsDefault, automaticCheckpoint);
+  }
   migrate(db);
   removeUnpublishedShows(db);
   const gc = groupCommit(db, options.batchMax ?? batchMaxDefault, options.pendingMax ?? pendingMaxDefault);
@@ -70,6 +86,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     },
     async close() {
       await gc.flush();
+      await checkpointer?.close();
       db.close();
     },
   };
