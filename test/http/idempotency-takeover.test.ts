@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
+import { eventually } from '../support/wait.js';
 
 /**
  * A provider so slow that a retry takes the key over (limits.idempotencyInFlightMsMax) while the
@@ -26,7 +27,10 @@ it('keeps one order per key when a retry takes over a key whose first request is
 
   sandbox.setCallDelayMs(400);
   const first = order();
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // Not a fixed sleep: only once the first request holds the key and has opened its order (so it
+  // is on its way into the 400 ms provider call) may the clock pass the in-flight bound; a key
+  // written after the jump would be fresh, and the retry could not take it over.
+  await eventually(async () => ((await t.node.ctx.store.liveOrderOfHold(hold.body.holdId)) === null ? undefined : true), 5_000, 'the first request to open its order');
   clockOffsetMs += 61_000; // the first request has now been in flight past every bound
   sandbox.setCallDelayMs(800);
   const takeover = order();
