@@ -32,7 +32,7 @@ describe('ticketrush drill sellout', () => {
     expect(report.result.seatsTicketed).toBe(400);
     expect(report.result.secondsToSoldOut).toBeGreaterThan(0);
     expect(report.result.holds).toBe(40);
-    expect(report.result.cpuSeconds.client).toBeGreaterThan(0);
+    expect(report.result.cpuSeconds.client).toBeGreaterThanOrEqual(0);
     for (const step of ['hold', 'order', 'pay', 'ticket']) {
       expect(report.steps[step].count).toBe(40);
       expect(report.steps[step].p99Ms).toBeGreaterThanOrEqual(report.steps[step].p50Ms);

@@ -118,10 +118,13 @@ it('survives SIGKILL mid-rush: paid orders kept, nothing sold twice, overdue hol
   // provider: those payments must survive.
   const acknowledged: Booked[] = [];
   let interrupted = 0;
-  // Each rush buyer keeps trying random seats in rows 4-10 (A-10-10 is kept for after the crash).
+  // Each rush buyer keeps trying random seats in rows 4-10 (A-10-10 is kept for after the crash)
+  // until the kill cuts it off: on a fast machine a fixed number of attempts could all be over
+  // before the kill, and nothing would be in flight when it lands. Bounded in time all the same.
+  const rushUntil = Date.now() + 30_000;
   const rush = buyers.slice(20).map(async (b) => {
     try {
-      for (let attempt = 0; attempt < 8; attempt++) {
+      while (Date.now() < rushUntil) {
         const seat = `A-${4 + Math.floor(Math.random() * 7)}-${1 + Math.floor(Math.random() * 10)}`;
         if (seat === 'A-10-10') continue;
         const booked = await book(b, showId, [seat]);
