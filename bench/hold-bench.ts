@@ -111,7 +111,7 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
     HOST: '127.0.0.1',
     TICKETRUSH_DATA_DIR: dir,
     TICKETRUSH_DEMO: '0',
-    TICKETRUSH_LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    TICKETRUSH_LOG_LEVEL: 'info',
     TICKETRUSH_ADMIN_USER: admin.username,
     TICKETRUSH_ADMIN_PASSWORD: admin.password,
     // The bench's few buyers take thousands of seats each: it measures the hold path, not the per-buyer limit.
