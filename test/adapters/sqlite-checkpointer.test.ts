@@ -11,7 +11,8 @@ import { createShow } from './sqlite-fixtures.js';
 const dir = mkdtempSync(join(tmpdir(), 'ticketrush-checkpoint-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const bigMap = { sections: [{ id: 'A', name: 'Stalls', kind: 'SEATED' as const, rows: 200, seatsPerRow: 100, priceCents: 100, sellBy: 'SEAT' as const, accessible: [] }] };
+const stalls = (rows: number) => ({ id: 'A', name: 'Stalls', kind: 'SEATED' as const, rows, seatsPerRow: 100, priceCents: 100, sellBy: 'SEAT' as const, accessible: [] });
+const bigMap = { sections: [stalls(200)] };
 
 it('never checkpoints on the writer, and a background thread still moves the WAL into the database file', async () => {
   const file = join(dir, 'store.db');
@@ -39,7 +40,7 @@ it('is the only checkpointer: the writer connection has its automatic checkpoint
   try {
     const before = statSync(file).size;
     // 100,000 seats: about 11 MB of WAL, well past SQLite's default automatic checkpoint (1,000 pages).
-    await createShow(store, 'shw', { sections: [{ ...bigMap.sections[0], rows: 1_000 }] });
+    await createShow(store, 'shw', { sections: [stalls(1_000)] });
     await sleep(200);
     // No thread tick yet (a minute away) and no automatic checkpoint: the seats are only in the WAL.
     expect(statSync(file).size).toBe(before);
