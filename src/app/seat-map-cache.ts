@@ -47,6 +47,8 @@ export interface ShowSeats {
   readonly map: SeatMapRenderer;
   readonly availabilityBody: AvailabilityRenderer;
   version: number;
+  /** When it was last read (the cache's own counter): the least recently used goes first. */
+  lastUsed: number;
 }
 
 export interface SeatMapCacheOptions {
@@ -73,6 +75,7 @@ export class SeatMapCache {
   /** Show id -> until when it is known not to exist. */
   private readonly missing = new Map<string, number>();
   private readonly evictedVersions = new Map<string, number>();
+  private uses = 0;
   /** The highest version any show reached in this process: a reload whose memo is gone starts above it. */
   private highWater = 0;
   private everEvicted = false;
@@ -94,14 +97,20 @@ export class SeatMapCache {
     this.seatsMax = options.seatsMax ?? readModelSeatsMaxDefault;
   }
 
-  async get(showId: string): Promise<ShowSeats | null> {
+  /**
+   * The show if it is in memory now, marked as just used: the hot path of every read, synchronous
+   * and O(1) (one lookup and a counter; eviction, which is rare, does the searching).
+   */
+  hit(showId: string): ShowSeats | null {
     const ready = this.shows.get(showId);
-    if (ready !== undefined) {
-      // Most recently used goes last (Map order), so eviction takes the first.
-      this.shows.delete(showId);
-      this.shows.set(showId, ready);
-      return ready;
-    }
+    if (ready === undefined) return null;
+    ready.lastUsed = ++this.uses;
+    return ready;
+  }
+
+  async get(showId: string): Promise<ShowSeats | null> {
+    const ready = this.hit(showId);
+    if (ready !== null) return ready;
     if ((this.missing.get(showId) ?? 0) > this.now()) return null;
     let load = this.loading.get(showId);
     if (load === undefined) {
@@ -240,10 +249,15 @@ export class SeatMapCache {
     this.shows.set(showId, entry);
     this.seatsLoaded += entry.statuses.length;
     this.feed.open(showId, entry.layout.size, (i) => entry.layout.seatIdAt(i), entry.version);
+    entry.lastUsed = ++this.uses;
     // Least recently used first; the show just loaded stays even when it alone is over the bound.
-    for (const [id, old] of this.shows) {
-      if (this.seatsLoaded <= this.seatsMax || id === showId) break;
-      this.evict(id, old);
+    while (this.seatsLoaded > this.seatsMax) {
+      let oldest: ShowSeats | null = null;
+      for (const candidate of this.shows.values()) {
+        if (candidate !== entry && (oldest === null || candidate.lastUsed < oldest.lastUsed)) oldest = candidate;
+      }
+      if (oldest === null) break;
+      this.evict(oldest.show.showId, oldest);
     }
   }
 
@@ -323,7 +337,7 @@ function newEntry(show: Show, loaded: readonly { sectionId: string; kind: Sectio
   const statuses = new Uint8Array(layout.size);
   return {
     show, layout, statuses, versions: new Uint32Array(layout.size), bitmap, counts, sections,
-    map: new SeatMapRenderer(show.showId, layout, statuses), availabilityBody: new AvailabilityRenderer(), version,
+    map: new SeatMapRenderer(show.showId, layout, statuses), availabilityBody: new AvailabilityRenderer(), version, lastUsed: 0,
   };
 }
 

@@ -12,6 +12,8 @@ function opaque(tag: string): string | null {
 
 export function ifNoneMatchMatches(field: string | undefined, currentEtag: string): boolean {
   if (field === undefined) return false;
+  // The common case, a client sending back the one tag it was given: no parsing.
+  if (field === currentEtag) return true;
   if (field.trim() === '*') return true;
   const current = opaque(currentEtag);
   if (current === null) return false;

@@ -187,7 +187,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request, reply) => {
     const form = request.query.format === 'compact' ? 'compact' : 'full';
-    const entry = await ctx.seatMaps.get(request.params.showId);
+    const entry = ctx.seatMaps.hit(request.params.showId) ?? (await ctx.seatMaps.get(request.params.showId));
     if (entry === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
     // The ETag is known before anything is rendered, so a revalidation costs no rendering at all.
     const etag = ctx.seatMaps.etag(entry, form === 'compact' ? '-c' : '');
