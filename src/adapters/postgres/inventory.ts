@@ -118,9 +118,12 @@ export function pgInventory(db: PgDb): InventoryStore {
     async claimSeats(input) {
       const result = await db.tx('claimSeats', async (c) => {
         const { rows } = await c.query<{ seat_id: string; section_id: string; sell_by: string; price_cents: number }>(
-          `SELECT s.seat_id, s.section_id, c.sell_by, c.price_cents FROM seats s
-           JOIN sections c ON c.show_id = s.show_id AND c.section_id = s.section_id
-           WHERE s.show_id = $1 AND s.seat_id = ANY($2::text[])`, [input.showId, input.seatIds]);
+          // The seats by primary key first (MATERIALIZED), then their sections: joined in one
+          // step, stale statistics let the planner scan whole sections by seats_by_row instead
+          // (50 ms a claim on a 100,000-seat show).
+          `WITH s AS MATERIALIZED (SELECT seat_id, section_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]))
+           SELECT s.seat_id, s.section_id, c.sell_by, c.price_cents FROM s
+           JOIN sections c ON c.show_id = $1 AND c.section_id = s.section_id`, [input.showId, input.seatIds]);
         const bySeat = new Map(rows.filter((r) => r.sell_by === 'SEAT').map((r) => [r.seat_id, r]));
         const unknown = input.seatIds.filter((id) => !bySeat.has(id));
         if (unknown.length > 0) return { ok: false, code: 'SEAT_NOT_FOUND', seatIds: unknown } as const;
