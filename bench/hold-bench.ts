@@ -119,12 +119,18 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
   }, join(dir, 'ticketrush.log'));
 }
 
+/** The seat ids of sections of 100 rows x 100 seats, in the seat map's order. */
+function seatIdsOf(sectionIds: readonly string[]): string[] {
+  const seatIds: string[] = [];
+  for (const id of sectionIds) for (let row = 1; row <= 100; row++) for (let n = 1; n <= 100; n++) seatIds.push(`${id}-${row}-${n}`);
+  return seatIds;
+}
+
 /** A show of `seatsCount` seats (sections of 100 x 100) and its seat ids, for holds nobody else asks for. */
 async function rushShow(base: string, token: string, title: string, sectionsCount: number): Promise<{ showId: string; seatIds: string[] }> {
   const sectionIds = Array.from({ length: sectionsCount }, (_, i) => `S${i + 1}`);
   const showId = await createShow(base, token, title, sectionIds.map((id) => ({ id, rows: 100, seatsPerRow: 100 })));
-  const seatIds: string[] = [];
-  for (const id of sectionIds) for (let row = 1; row <= 100; row++) for (let n = 1; n <= 100; n++) seatIds.push(`${id}-${row}-${n}`);
+  const seatIds = seatIdsOf(sectionIds);
   // Loaded into the seat-map read model before anything is measured, as a sale's first visitors do.
   await call(base, 'GET', `/api/v1/shows/${showId}/availability`);
   return { showId, seatIds };
@@ -237,8 +243,7 @@ async function measureStalls(base: string, adminToken: string, tokens: readonly 
   figures['first full seat map read (11 MB)'] = await worstPauseMs(base, async () => {
     await fetch(`${base}/api/v1/shows/${showId}/seats`).then((r) => r.arrayBuffer());
   });
-  const seatIds: string[] = [];
-  for (const id of sectionIds) for (let row = 1; row <= 100; row++) for (let n = 1; n <= 100; n++) seatIds.push(`${id}-${row}-${n}`);
+  const seatIds = seatIdsOf(sectionIds);
   figures['30% of the seats held (3,334 holds), map re-read'] = await worstPauseMs(base, async () => {
     await holdThird(base, { showId, seatIds }, tokens);
     await fetch(`${base}/api/v1/shows/${showId}/seats`).then((r) => r.arrayBuffer());

@@ -58,7 +58,9 @@ export function pgShows(db: PgDb): ShowStore {
       if (!result.ok) unexpected('createShow', result);
       // A big show changes the tables' statistics at once (100,000 rows in one transaction);
       // autovacuum would see it only later, and until then plans rest on the old figures.
-      await db.pool.query('ANALYZE seats, sections, stock_buckets');
+      // The show is committed either way: statistics that cannot be refreshed now (a busy
+      // database) are autovacuum's to refresh later, not a failure to report to the organizer.
+      await db.pool.query('ANALYZE seats, sections, stock_buckets').catch(() => undefined);
     },
     async getShow(showId) {
       const { rows } = await db.pool.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);

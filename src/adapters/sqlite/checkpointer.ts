@@ -1,15 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
-/** What the last background checkpoint did (frames in the WAL, frames copied into the database). */
-export interface CheckpointResult {
-  readonly log: number;
-  readonly checkpointed: number;
-}
-
 export interface Checkpointer {
-  /** The last checkpoint's figures, or null before the first one. */
-  last(): CheckpointResult | null;
   /** Stops the thread and closes its connection (the store's own close checkpoints the rest). */
   close(): Promise<void>;
 }
@@ -25,10 +17,12 @@ const db = new Database(workerData.filename);
 db.pragma('busy_timeout = 0');
 const timer = setInterval(() => {
   try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ log: row.log, checkpointed: row.checkpointed });
+    db.pragma('wal_checkpoint(PASSIVE)');
   } catch (error) {
-    // SQLITE_BUSY: another checkpoint is running; the next tick tries again.
+    // SQLITE_BUSY: another checkpoint is running; the next tick tries again. Anything else ends
+    // the thread (uncaught here), so the store turns SQLite's own checkpoint back on rather than
+    // let the WAL grow with nobody copying it.
+    if (error.code !== 'SQLITE_BUSY') throw error;
   }
 }, workerData.intervalMs);
 parentPort.on('message', () => {
@@ -54,11 +48,7 @@ export function startCheckpointer(filename: string, intervalMs: number, onFailur
   const worker = new Worker(program, { eval: true, workerData: { filename, intervalMs, driver } });
   // It must not keep a process alive that has nothing else to do.
   worker.unref();
-  let last: CheckpointResult | null = null;
   let closing = false;
-  worker.on('message', (result: CheckpointResult) => {
-    last = result;
-  });
   worker.on('error', (error) => {
     if (!closing) onFailure(error);
   });
@@ -66,7 +56,6 @@ export function startCheckpointer(filename: string, intervalMs: number, onFailur
     if (!closing) onFailure(new Error(`the checkpoint thread exited with code ${code}`));
   });
   return {
-    last: () => last,
     async close() {
       if (closing) return;
       closing = true;

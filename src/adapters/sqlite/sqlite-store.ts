@@ -32,6 +32,7 @@ const batchMaxDefault = 256;
 const pendingMaxDefault = 10_000;
 /** Twice a second: a rush writes a few MiB of WAL a second, so the WAL stays a few MiB. */
 const checkpointIntervalMsDefault = 500;
+/** The WAL file is cut back to this size when it starts over (journal_size_limit). */
 const walSizeLimitBytes = 64 * 1024 * 1024;
 
 /**
