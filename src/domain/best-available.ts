@@ -106,7 +106,7 @@ export function chooseBestAvailable(seatMap: SeatMapSpec, seats: readonly SeatPo
   const accessibleMin = request.accessibleMin ?? 0;
   if (candidates.length < request.quantity || request.quantity < 1) return null;
   if (accessibleMin > 0 && candidates.filter((s) => s.accessible).length < accessibleMin) return null;
-  const run = bestAdjacentRun(candidates, distance, request.quantity, accessibleMin);
+  const run = bestAdjacentRun(candidates, distance, request.quantity, accessibleMin, request.near);
   if (run !== null) return { seatIds: run.ids, adjacent: true, score: run.orphans * orphanPenalty + run.distance };
   if (request.adjacentOnly) return null;
   const nearest = [...candidates].sort((a, b) => distance(a) - distance(b) || a.seatId.localeCompare(b.seatId));
@@ -141,22 +141,51 @@ interface Scored {
   readonly start: number;
   readonly orphans: number;
   readonly distance: number;
+  /** Where the run's row first appears in the input: equal runs go to the earlier row. */
+  readonly rowOrder: number;
+}
+
+interface SeatRow {
+  readonly seats: SeatPosition[];
+  /** No run in this row scores below this (rowDistance). */
+  readonly bound: number;
+  readonly order: number;
+}
+
+/** The candidates by row, nearest row first (ties: input order). Input grouped by row is grouped without hashing. */
+function rowsOf(candidates: readonly SeatPosition[], near: SeatPoint | undefined): SeatRow[] {
+  const byKey = new Map<string, SeatRow>();
+  let current: SeatRow | undefined;
+  let currentSection = '';
+  let currentRow = -1;
+  for (const seat of candidates) {
+    if (current === undefined || seat.row !== currentRow || seat.section !== currentSection) {
+      const key = `${seat.section}\u0000${seat.row}`;
+      current = byKey.get(key);
+      if (current === undefined) {
+        current = { seats: [], bound: rowDistance(seat.section, seat.row, near), order: byKey.size };
+        byKey.set(key, current);
+      }
+      currentSection = seat.section;
+      currentRow = seat.row;
+    }
+    current.seats.push(seat);
+  }
+  return [...byKey.values()].sort((a, b) => a.bound - b.bound || a.order - b.order);
 }
 
 /**
  * The best run over every block of consecutive free seats. Runs are compared without building
- * them (this is the hot path of a herd): only the winner is sliced out at the end.
+ * them (this is the hot path of a herd): only the winner is sliced out at the end. Rows are
+ * visited nearest first, and once an orphan-free run is found no row whose nearest possible run
+ * is farther can beat it: the rest are not looked at, so a herd's front-row choice scores a row
+ * or two of what the adapter read, not all of it. Ties go to the row met first in the input,
+ * then the run met first in the row, whatever order the rows are visited in.
  */
-function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number, accessibleMin: number): { ids: string[]; orphans: number; distance: number } | null {
-  const rows = new Map<string, SeatPosition[]>();
-  for (const seat of candidates) {
-    const key = `${seat.section}\u0000${seat.row}`;
-    const row = rows.get(key);
-    if (row === undefined) rows.set(key, [seat]);
-    else row.push(seat);
-  }
+function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number, accessibleMin: number, near: SeatPoint | undefined): { ids: string[]; orphans: number; distance: number } | null {
   let best: Scored | null = null;
-  for (const row of rows.values()) {
+  for (const { seats: row, bound, order } of rowsOf(candidates, near)) {
+    if (best !== null && best.orphans === 0 && bound > best.distance) break;
     row.sort((a, b) => a.number - b.number);
     for (const block of freeBlocks(row)) {
       if (block.length < quantity) continue;
@@ -169,7 +198,9 @@ function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance
         const rightGap = block.length - (start + quantity);
         const orphans = (start === 1 ? 1 : 0) + (rightGap === 1 ? 1 : 0);
         const runDistance = distance({ section: first.section, row: first.row, number: (first.number + last.number) / 2 });
-        if (best === null || orphans < best.orphans || (orphans === best.orphans && runDistance < best.distance)) best = { block, start, orphans, distance: runDistance };
+        if (best === null || orphans < best.orphans || (orphans === best.orphans && (runDistance < best.distance || (runDistance === best.distance && order < best.rowOrder)))) {
+          best = { block, start, orphans, distance: runDistance, rowOrder: order };
+        }
       }
     }
   }

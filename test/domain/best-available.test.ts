@@ -89,7 +89,76 @@ describe('best-available seats', () => {
       { numRuns: 300 },
     );
   });
+
+  it('stops at the rows that cannot beat its choice, and answers what looking at every run answers, in any input order', () => {
+    const ids = layout().map((s) => s.seatId);
+    fc.assert(
+      fc.property(
+        fc.uniqueArray(fc.constantFrom(...ids), { maxLength: ids.length }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.option(fc.record({ section: fc.constantFrom('A', 'B'), row: fc.integer({ min: 1, max: 4 }), number: fc.integer({ min: 1, max: 9 }) }), { nil: undefined }),
+        fc.integer({ min: 0, max: 2 }),
+        fc.infiniteStream(fc.double({ min: 0, max: 1, noNaN: true })),
+        (takenIds, quantity, near, accessibleMin, shuffle) => {
+          const ordered = layout(new Set(takenIds));
+          // Free seats only, as adapters pass them, shuffled (the chooser must not depend on row order).
+          const keys = ordered.map(() => shuffle.next().value as number);
+          const seats = ordered.filter((s) => s.available).map((s, i) => ({ s, k: keys[i] as number })).sort((a, b) => a.k - b.k).map(({ s }) => s);
+          const request = { quantity, adjacentOnly: true, accessibleMin, ...(near === undefined ? {} : { near }) };
+          const choice = chooseBestAvailable(seatMap, seats, request);
+          expect(choice?.seatIds ?? null).toEqual(everyRunBest(seats, request));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
 });
+
+/**
+ * The reference the chooser must match: score every run of `quantity` consecutive free seats in
+ * every row; fewest orphans, then nearest, then the row met first in the input, then the first run.
+ */
+function everyRunBest(seats: readonly SeatPosition[], request: { quantity: number; accessibleMin: number; near?: { section: string; row: number; number: number } }): string[] | null {
+  const rowOrder: string[] = [];
+  const rows = new Map<string, SeatPosition[]>();
+  for (const seat of seats) {
+    const key = `${seat.section}/${seat.row}`;
+    if (!rows.has(key)) rowOrder.push(key);
+    rows.set(key, [...(rows.get(key) ?? []), seat]);
+  }
+  const width = (section: string) => (sections.find((s) => s.id === section) as SeatedSectionSpec).seatsPerRow;
+  const distance = (section: string, row: number, number: number) => {
+    const { near } = request;
+    if (near !== undefined && section === near.section) return Math.abs(row - near.row) * 2 + Math.abs(number - near.number);
+    return (near === undefined ? 0 : 1_000_000) + (row - 1) * 2 + Math.abs(number - (width(section) + 1) / 2);
+  };
+  let best: { ids: string[]; key: number[] } | null = null;
+  rowOrder.forEach((rowKey, order) => {
+    const row = [...(rows.get(rowKey) as SeatPosition[])].sort((a, b) => a.number - b.number);
+    const blocks: SeatPosition[][] = [];
+    for (const seat of row) {
+      const last = blocks.at(-1);
+      if (last !== undefined && (last.at(-1) as SeatPosition).number + 1 === seat.number) last.push(seat);
+      else blocks.push([seat]);
+    }
+    for (const block of blocks) {
+      for (let start = 0; start + request.quantity <= block.length; start++) {
+        const run = block.slice(start, start + request.quantity);
+        if (run.filter((s) => s.accessible).length < request.accessibleMin) continue;
+        const orphans = (start === 1 ? 1 : 0) + (block.length - start - request.quantity === 1 ? 1 : 0);
+        const first = run[0] as SeatPosition;
+        const key = [orphans, distance(first.section, first.row, (first.number + (run.at(-1) as SeatPosition).number) / 2), order];
+        if (best === null || lexicallyBelow(key, best.key)) best = { ids: run.map((s) => s.seatId), key };
+      }
+    }
+  });
+  return best === null ? null : (best as { ids: string[] }).ids;
+}
+
+function lexicallyBelow(a: readonly number[], b: readonly number[]): boolean {
+  const i = a.findIndex((x, j) => x !== b[j]);
+  return i >= 0 && (a[i] as number) < (b[i] as number);
+}
 
 /** The most free seats side by side in one row of one section. */
 function longestRun(free: readonly { section: string; row: number; number: number }[]): number {

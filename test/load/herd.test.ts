@@ -34,6 +34,9 @@ let database: TestDatabase;
 let server: ChildServer;
 let showId: string;
 let buyers: HttpBuyer[];
+/** Warm-up before the herd: waves of holds of another show, each released. */
+const warmWaves = Number(process.env.HERD_WARM_WAVES ?? 10);
+const warmWaveSize = 50;
 const jwtSecret = 'herd-test-jwt-secret-0123456789abcdef-0123';
 
 beforeAll(async () => {
@@ -63,8 +66,21 @@ beforeAll(async () => {
   expect(show.status).toBe(201);
   showId = show.body.showId as string;
   buyers = rest;
-  // One request first, as a real sale has before the herd: the seat map is loaded, the code warm.
+  // One request first, as a real sale has before the herd: the seat map is loaded.
   expect((await fetch(`${server.url}/api/v1/shows/${showId}/seats`)).status).toBe(200);
+  // A server that has been up serves the herd with compiled code, not a cold interpreter: before
+  // the onsale it took holds of another show (in waves, as a quiet hour does) and gave them back.
+  const warm = await (admin as HttpBuyer).call('POST', '/api/v1/admin/shows', {
+    title: 'Matinee', venue: 'Hall', city: 'Town', startsAt: new Date(now + 6 * 86_400_000).toISOString(),
+    saleStartsAt: new Date(now - 60_000).toISOString(), saleEndsAt: new Date(now + 86_400_000).toISOString(),
+    seatMap: { sections: [{ id: 'A', name: 'Stalls', rows, seatsPerRow, priceCents: 5000 }] },
+  });
+  expect(warm.status).toBe(201);
+  for (let wave = 0; wave < warmWaves; wave++) {
+    const held = await Promise.all(rest.slice(0, warmWaveSize).map((b) => b.call('POST', `/api/v1/shows/${warm.body.showId}/holds`, { quantity: 2 })));
+    expect(held.map((h) => h.status)).toEqual(held.map(() => 201));
+    await Promise.all(held.map((h, i) => (rest[i] as HttpBuyer).call('DELETE', `/api/v1/holds/${h.body.holdId}`)));
+  }
 }, 120_000);
 afterAll(async () => {
   await server?.stop();

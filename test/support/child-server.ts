@@ -16,7 +16,9 @@ export interface ChildServer {
  */
 export async function startChildServer(args: readonly string[], env: NodeJS.ProcessEnv, logFile: string, timeoutMs = 60_000): Promise<ChildServer> {
   const out = openSync(logFile, 'w');
-  const child = spawn(process.execPath, args, { env, stdio: ['ignore', out, 'inherit'] });
+  // TICKETRUSH_TEST_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server of a load test.
+  const nodeArgs = (process.env.TICKETRUSH_TEST_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
   let exited: number | null = null;
   child.once('exit', (code) => {

@@ -1,7 +1,8 @@
 import type pg from 'pg';
-import { candidateRows, chooseBestAvailable, seatIdOf, type Hold, type ReservationLine, type SeatMapSpec, type SeatPosition } from '../../domain/index.js';
+import { candidateRows, chooseBestAvailable, type Hold, type ReservationLine, type SeatMapSpec, type SeatPosition } from '../../domain/index.js';
 import { StoreBusyError, type ClaimBase, type ClaimOutcome, type InventoryStore, type SeatChange } from '../../ports/engine/index.js';
 import { limits } from '../../domain/index.js';
+import { FreeSeats } from '../shared/free-seats.js';
 import { unexpected, type PgDb } from './db.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
 import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
@@ -82,22 +83,24 @@ export function pgInventory(db: PgDb): InventoryStore {
   const seatMapOf = seatMapCache(db);
   /** Per show: seats a best-available statement of this process is taking at this moment. */
   const claiming = new Map<string, Set<string>>();
+  const free = new FreeSeats();
   /**
    * Window reads shared by the claims of one show for windowReadShareMs: a herd asking for the
-   * same front rows reads them once, not once per buyer. The staleness this allows is covered by
-   * `claiming` and `recent` (what this process took since is left out of the choice); a seat
-   * another node took meanwhile is a lost seat, which the claim statement detects.
+   * same front rows reads them once, not once per buyer, and parses them once (the seat objects
+   * are shared and never changed). The staleness this allows is covered by `claiming` and
+   * `recent` (what this process took since is left out of the choice); a seat another node took
+   * meanwhile is a lost seat, which the claim statement detects.
    */
-  const reads = new Map<string, { at: number; rows: Promise<pg.QueryResult<{ section_id: string; row_no: number; seats: string }>> }>();
-  const sharedRead = (key: string, read: () => Promise<pg.QueryResult<{ section_id: string; row_no: number; seats: string }>>) => {
+  const reads = new Map<string, { at: number; seats: Promise<readonly SeatPosition[]> }>();
+  const sharedRead = (key: string, read: () => Promise<readonly SeatPosition[]>): Promise<readonly SeatPosition[]> => {
     const now = Date.now();
     const hit = reads.get(key);
-    if (hit !== undefined && now - hit.at < windowReadShareMs) return hit.rows;
+    if (hit !== undefined && now - hit.at < windowReadShareMs) return hit.seats;
     if (reads.size > 1_000) reads.clear();
-    const rows = read();
-    reads.set(key, { at: now, rows });
-    rows.catch(() => reads.delete(key));
-    return rows;
+    const seats = read();
+    reads.set(key, { at: now, seats });
+    seats.catch(() => reads.delete(key));
+    return seats;
   };
   /**
    * Seats this process took lately, per show (seat id -> until when, ms). Looked up per seat in
@@ -185,9 +188,16 @@ export function pgInventory(db: PgDb): InventoryStore {
       const rows = candidateRows(seatMap, { ...(input.sectionId === undefined ? {} : { section: input.sectionId }), ...(input.near === undefined ? {} : { near: input.near }) });
       // One connection for the reads and the take, so what we read is as fresh as the take
       // (reads queued for a pooled connection behind a herd would all see the empty show).
+      const request = {
+        quantity: input.quantity, adjacentOnly: input.adjacentOnly,
+        ...(input.sectionId === undefined ? {} : { section: input.sectionId }),
+        ...(input.near === undefined ? {} : { near: input.near }),
+        ...(input.accessibleMin === undefined ? {} : { accessibleMin: input.accessibleMin }),
+      };
       const result = await db.statement('claimBestAvailable', async (c): Promise<ClaimOutcome> => {
         const seen: SeatPosition[] = [];
-        const byId = new Map<string, SeatPosition>();
+        /** Chosen seats the claim statement found taken: out of every later choice. */
+        const lost = new Set<string>();
         let read = 0;
         let step = bestAvailableFirstRows;
         let collisions = 0;
@@ -196,17 +206,15 @@ export function pgInventory(db: PgDb): InventoryStore {
           // so a herd on one node spreads over different seats instead of colliding on the same
           // best pair (correctness does not depend on it: the statement re-checks every seat).
           // Seats it took moments ago are left out too (our read may predate that commit); if
-          // that leaves no choice, the choice is made again without them.
-          const request = {
-            quantity: input.quantity, adjacentOnly: input.adjacentOnly,
-            ...(input.sectionId === undefined ? {} : { section: input.sectionId }),
-            ...(input.near === undefined ? {} : { near: input.near }),
-            ...(input.accessibleMin === undefined ? {} : { accessibleMin: input.accessibleMin }),
-          };
+          // that leaves no choice, the choice is made again without them. Leaving a seat out is
+          // the same to the chooser as seeing it taken.
           const busy = claiming.get(input.showId);
           const taken = recentlyTaken(input.showId);
-          const hide = (seat: SeatPosition, withRecent: boolean): boolean => busy?.has(seat.seatId) === true || (withRecent && taken.has(seat.seatId));
-          const choose = (withRecent: boolean) => chooseBestAvailable(seatMap, seen.map((seat) => (seat.available && hide(seat, withRecent) ? { ...seat, available: false } : seat)), request);
+          const choose = (withRecent: boolean) => {
+            const hides = lost.size > 0 || busy !== undefined || (withRecent && taken.size > 0);
+            const open = hides ? seen.filter((seat) => !(lost.has(seat.seatId) || busy?.has(seat.seatId) === true || (withRecent && taken.has(seat.seatId)))) : seen;
+            return chooseBestAvailable(seatMap, open, request);
+          };
           const choice = read === 0 ? null : (choose(true) ?? (taken.size > 0 ? choose(false) : null));
           // Read on while an unread row could hold a better choice (its lower bound is below the
           // best score so far): the answer of reading every row, for the cost of a few.
@@ -221,33 +229,28 @@ export function pgInventory(db: PgDb): InventoryStore {
             const window = rows.slice(read, read + Math.min(step, limits.bestAvailableRowsMax));
             read += window.length;
             step *= 2;
-            // One result row per seat row: its free seat numbers and accessibility as one string,
-            // so a window costs a few rows to transfer and parse, not one per seat.
-            const free = await sharedRead(`${input.showId}\u0000${window.map((r) => `${r.section}:${r.row}`).join(',')}`, () => c.query<{ section_id: string; row_no: number; seats: string }>({
-              name: 'ba-window',
-              // LATERAL: one index range scan (seats_by_row) per row read, whatever the show's size.
-              // One result row per seat row: its free seat numbers and accessibility as one
-              // string, so a window costs a few rows to transfer and parse, not one per seat.
-              text: `SELECT w.section_id, w.row_no, f.seats
-                FROM unnest($2::text[], $3::int[]) AS w(section_id, row_no)
-                CROSS JOIN LATERAL (
-                  SELECT string_agg(s.seat_no::text || CASE WHEN s.accessible THEN 'a' ELSE '' END, ',') AS seats FROM seats s
-                  WHERE s.show_id = $1 AND s.section_id = w.section_id AND s.row_no = w.row_no AND s.status = 'AVAILABLE') f
-                WHERE f.seats IS NOT NULL`,
-              values: [input.showId, window.map((r) => r.section), window.map((r) => r.row)],
-            }));
-            for (const r of free.rows) {
-              for (const item of r.seats.split(',')) {
-                const accessible = item.endsWith('a');
-                const number = Number(accessible ? item.slice(0, -1) : item);
-                const seat = { seatId: seatIdOf(r.section_id, r.row_no, number), section: r.section_id, row: r.row_no, number, available: true, accessible };
-                seen.push(seat);
-                byId.set(seat.seatId, seat);
-              }
-            }
+            const seats = await sharedRead(`${input.showId}\u0000${window.map((r) => `${r.section}:${r.row}`).join(',')}`, async () => {
+              const { rows: freeRows } = await c.query<{ section_id: string; row_no: number; seats: string }>({
+                name: 'ba-window',
+                // LATERAL: one index range scan (seats_by_row) per row read, whatever the show's
+                // size. One result row per seat row: its free seat numbers (negative: accessible)
+                // as one string, so a window costs a few rows to transfer and parse, not one per seat.
+                text: `SELECT w.section_id, w.row_no, f.seats
+                  FROM unnest($2::text[], $3::int[]) AS w(section_id, row_no)
+                  CROSS JOIN LATERAL (
+                    SELECT string_agg((CASE WHEN s.accessible THEN -s.seat_no ELSE s.seat_no END)::text, ',') AS seats FROM seats s
+                    WHERE s.show_id = $1 AND s.section_id = w.section_id AND s.row_no = w.row_no AND s.status = 'AVAILABLE') f
+                  WHERE f.seats IS NOT NULL`,
+                values: [input.showId, window.map((r) => r.section), window.map((r) => r.row)],
+              });
+              const parsed: SeatPosition[] = [];
+              for (const r of freeRows) free.parseRow(input.showId, r.section_id, r.row_no, r.seats, parsed);
+              return parsed;
+            });
+            for (const seat of seats) seen.push(seat);
             continue;
           }
-          const sectionIds = choice.seatIds.map((id) => (byId.get(id) as SeatPosition).section);
+          const sectionIds = choice.seatIds.map((id) => (seen.find((seat) => seat.seatId === id) as SeatPosition).section);
           const mine = claiming.get(input.showId) ?? new Set<string>();
           claiming.set(input.showId, mine);
           for (const id of choice.seatIds) mine.add(id);
@@ -267,11 +270,7 @@ export function pgInventory(db: PgDb): InventoryStore {
           }
           if (r.complete) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(c, input.userId, input.showId) };
           const locked = new Set(r.locked);
-          for (const id of choice.seatIds) {
-            if (locked.has(id)) continue;
-            const index = seen.findIndex((s) => s.seatId === id);
-            if (index >= 0) seen[index] = { ...(seen[index] as SeatPosition), available: false };
-          }
+          for (const id of choice.seatIds) if (!locked.has(id)) lost.add(id);
           if (++collisions > bestAvailableCollisionsMax) throw new StoreBusyError('claimBestAvailable', 'best-available lost its chosen seats too many times');
         }
       });

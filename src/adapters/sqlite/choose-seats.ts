@@ -1,7 +1,8 @@
 import type { Database as Db } from 'better-sqlite3';
 import {
-  candidateRows, chooseBestAvailable, limits, seatIdOf, type BestAvailableChoice, type BestAvailableRequest, type RowRef, type SeatMapSpec, type SeatPosition,
+  candidateRows, chooseBestAvailable, limits, type BestAvailableChoice, type BestAvailableRequest, type RowRef, type SeatMapSpec, type SeatPosition,
 } from '../../domain/index.js';
+import { FreeSeats } from '../shared/free-seats.js';
 
 /**
  * The domain chooser over the current free seats, nearest the preferred point first (domain
@@ -14,25 +15,6 @@ export type SeatChooser = (showId: string, seatMap: SeatMapSpec, request: BestAv
 
 interface FreeRow { row_no: number; seats: string }
 
-/**
- * A seat as the chooser sees it. The chooser reads many seats and returns a few, so the id is
- * made only when asked for; and the objects are kept per show section (a seat's place and
- * accessibility never change), so a choice allocates nothing per seat it looks at.
- */
-class FreeSeat implements SeatPosition {
-  readonly available = true;
-  #seatId: string | undefined;
-  constructor(readonly section: string, readonly row: number, readonly number: number, readonly accessible: boolean) {}
-  get seatId(): string {
-    // Seat ids are made by the domain's seatIdOf when a show is laid out (every schema version).
-    this.#seatId ??= seatIdOf(this.section, this.row, this.number);
-    return this.#seatId;
-  }
-}
-
-/** Show sections whose seat objects are kept; the least recently added goes first. */
-const sectionsKeptMax = 64;
-
 export function seatChooser(db: Db): SeatChooser {
   // Hot (best-available): the free seats of a range of rows of one section, one string per row,
   // straight from the partial covering index of free seats. Materialising a JS row per seat cost
@@ -40,17 +22,7 @@ export function seatChooser(db: Db): SeatChooser {
   const freeRows = db.prepare(`SELECT row_no, group_concat(CASE accessible WHEN 1 THEN -seat_no ELSE seat_no END) AS seats
     FROM seats WHERE show_id = ? AND section = ? AND row_no BETWEEN ? AND ? AND status = 'AVAILABLE' GROUP BY row_no`);
 
-  const kept = new Map<string, FreeSeat[][]>();
-  function seatsOf(showId: string, section: string): FreeSeat[][] {
-    const key = `${showId}\u0000${section}`;
-    let rows = kept.get(key);
-    if (rows === undefined) {
-      if (kept.size >= sectionsKeptMax) kept.delete(kept.keys().next().value as string);
-      rows = [];
-      kept.set(key, rows);
-    }
-    return rows;
-  }
+  const free = new FreeSeats();
 
   /** Free seats of `rows`: per section, one range query (the window's rows of a section are contiguous). */
   function readRows(showId: string, rows: readonly RowRef[], into: SeatPosition[]): void {
@@ -61,15 +33,7 @@ export function seatChooser(db: Db): SeatChooser {
       else ranges.set(section, { min: Math.min(range.min, row), max: Math.max(range.max, row) });
     }
     for (const [section, { min, max }] of ranges) {
-      const rowsOfSection = seatsOf(showId, section);
-      for (const free of freeRows.all(showId, section, min, max) as FreeRow[]) {
-        const row = (rowsOfSection[free.row_no] ??= []);
-        for (const token of free.seats.split(',')) {
-          const signed = Number(token);
-          const number = Math.abs(signed);
-          into.push((row[number] ??= new FreeSeat(section, free.row_no, number, signed < 0)));
-        }
-      }
+      for (const row of freeRows.all(showId, section, min, max) as FreeRow[]) free.parseRow(showId, section, row.row_no, row.seats, into);
     }
   }
 
