@@ -15,22 +15,32 @@ import type { ClaimBase } from '../../ports/engine/index.js';
  */
 
 export interface SeatStatementResult {
-  /** Every chosen seat was free and is now locked by us. */
+  /** Every seat asked for exists, is sold by seat, was free, and is now locked by us. */
   readonly complete: boolean;
   /** The buyer's units after the increment; null when the cap refused it (or the seats were incomplete). */
   readonly units: number | null;
   readonly total: number;
-  readonly taken: readonly { readonly seatId: string; readonly version: number }[];
-  /** The chosen seats that were free and not being taken by anyone else. */
+  /** The seats taken, as they are after the change, with their sections. */
+  readonly taken: readonly { readonly seatId: string; readonly sectionId: string; readonly version: number }[];
+  /** The seats asked for that were free, sold by seat, and not being taken by anyone else. */
   readonly locked: readonly string[];
 }
 
-export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionIds: readonly string[]): Promise<SeatStatementResult> {
-  const { rows } = await c.query<{ complete: boolean; units: number | null; total: number; taken: { seatId: string; version: number }[] | null; locked: string[] | null }>({
+/**
+ * Claims exactly `seatIds` (in that order) for a new hold, or writes nothing. A seat that does
+ * not exist, belongs to a section sold by quantity, is not AVAILABLE, or is locked by another
+ * claim at this instant leaves the statement incomplete: nothing is taken, and `locked` says
+ * which seats were to be had.
+ */
+export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[]): Promise<SeatStatementResult> {
+  const { rows } = await c.query<{ complete: boolean; units: number | null; total: number; taken: SeatStatementResult['taken'] | null; locked: string[] | null }>({
     // Named: prepared once per connection, so the hot path skips parsing and planning.
     name: 'claim-seats',
+    // `locked` finds the seats by primary key (MATERIALIZED: never a scan of whole sections, which
+    // stale statistics after a bulk insert would otherwise choose) and locks them in seat-id order.
     text: `WITH locked AS MATERIALIZED (
        SELECT seat_id, section_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]) AND status = 'AVAILABLE'
+         AND EXISTS (SELECT 1 FROM sections c WHERE c.show_id = $1 AND c.section_id = seats.section_id AND c.sell_by = 'SEAT')
        ORDER BY seat_id COLLATE "C" FOR UPDATE SKIP LOCKED),
      complete AS (SELECT count(*) = cardinality($2::text[]) AS ok FROM locked),
      u AS (
@@ -41,30 +51,35 @@ export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, se
      taken AS (
        UPDATE seats s SET status = 'HELD', hold_id = $6, version = s.version + 1
        FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND EXISTS (SELECT 1 FROM u)
-       RETURNING s.seat_id, s.version),
+       RETURNING s.seat_id, s.section_id, s.version),
      price AS (
        SELECT coalesce(sum(c.price_cents), 0)::int AS total
-       FROM unnest($9::text[]) AS t(section_id) JOIN sections c ON c.show_id = $1 AND c.section_id = t.section_id),
+       FROM locked JOIN sections c ON c.show_id = $1 AND c.section_id = locked.section_id),
      h AS (
        INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
        SELECT $6, $1, $3, (SELECT total FROM price), $4::int, 'ACTIVE', $7::bigint, $8::bigint, 0 WHERE EXISTS (SELECT 1 FROM u)
        RETURNING hold_id),
      l AS (
        INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
-       SELECT $6, t.n - 1, $1, t.section_id, t.seat_id, NULL, 1, true
-       FROM unnest($2::text[], $9::text[]) WITH ORDINALITY AS t(seat_id, section_id, n) WHERE EXISTS (SELECT 1 FROM h))
+       SELECT $6, t.n - 1, $1, locked.section_id, t.seat_id, NULL, 1, true
+       FROM unnest($2::text[]) WITH ORDINALITY AS t(seat_id, n) JOIN locked ON locked.seat_id = t.seat_id WHERE EXISTS (SELECT 1 FROM h))
      SELECT (SELECT ok FROM complete) AS complete, (SELECT units FROM u) AS units, (SELECT total FROM price) AS total,
-       (SELECT json_agg(json_build_object('seatId', seat_id, 'version', version)) FROM taken) AS taken,
+       (SELECT json_agg(json_build_object('seatId', seat_id, 'sectionId', section_id, 'version', version)) FROM taken) AS taken,
        (SELECT array_agg(seat_id) FROM locked) AS locked`,
-    values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt, sectionIds],
+    values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
   });
-  const r = rows[0] as { complete: boolean; units: number | null; total: number; taken: { seatId: string; version: number }[] | null; locked: string[] | null };
+  const r = rows[0] as { complete: boolean; units: number | null; total: number; taken: SeatStatementResult['taken'] | null; locked: string[] | null };
   return { complete: r.complete, units: r.units, total: r.total, taken: r.taken ?? [], locked: r.locked ?? [] };
 }
 
 export interface UnitsStatementResult {
   /** An unlocked bucket with enough stock was found (and locked). */
   readonly picked: boolean;
+  /**
+   * Some bucket had enough in the statement's snapshot, locked or not: when nothing was picked,
+   * true means every such bucket was busy (try again), false that the stock is low or spread thin.
+   */
+  readonly enough: boolean;
   readonly units: number | null;
   readonly bucket: number | null;
   readonly total: number | null;
@@ -93,7 +108,9 @@ export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & {
      l AS (
        INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
        SELECT $7, 0, $1, $2, NULL, b.bucket, $3::int, true FROM b WHERE EXISTS (SELECT 1 FROM h))
-     SELECT EXISTS (SELECT 1 FROM pick) AS picked, (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket, (SELECT total FROM price) AS total`,
+     SELECT EXISTS (SELECT 1 FROM pick) AS picked,
+       EXISTS (SELECT 1 FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int) AS enough,
+       (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket, (SELECT total FROM price) AS total`,
     values: [input.showId, input.sectionId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
   });
   return rows[0] as UnitsStatementResult;

@@ -5,7 +5,7 @@ import { limits } from '../../domain/index.js';
 import { FreeSeats } from '../shared/free-seats.js';
 import { unexpected, type PgDb } from './db.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
-import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
+import { claimSeatsStatement, claimUnitsStatement, type SeatStatementResult } from './claim-statements.js';
 import { giveBack, insertHold, moveUserUnits, refuse, takeSeats, takeUnits, takeUserUnits } from './stock.js';
 
 /** Chosen seats lost to concurrent claims before best-available gives up with BUSY (each loss costs one statement). */
@@ -21,6 +21,11 @@ const recentPruneAt = 4_096;
 const recentShowsMax = 256;
 /** How long one window read serves the other best-available claims of the show. */
 const windowReadShareMs = 100;
+/** Fast-path tries of a GA claim that found every bucket with enough busy, before it locks them all. */
+const unitsBusyRetriesMax = 8;
+/** Upper bound of the random pause between those tries: about one claim statement. */
+const unitsBusyPauseMs = 2;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 /** Rows best-available reads first; each further read doubles, up to limits.bestAvailableRowsMax rows at a time. */
 const bestAvailableFirstRows = 8;
 
@@ -77,6 +82,17 @@ async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: reado
   await insertHold(c, { ...input, totalPriceCents: total, units: seatIds.length, createdAt: input.now },
     seatIds.map((seatId) => ({ sectionId: sectionOf.get(seatId) as string, seatId, bucket: null, quantity: 1 })));
   return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
+}
+
+/** The hold a complete claim statement made: lines per section in the order asked, priced by section. */
+function heldBy(input: ClaimBase, seatIds: readonly string[], r: SeatStatementResult): Hold {
+  const sectionOf = new Map(r.taken.map((t) => [t.seatId, t.sectionId]));
+  return newHold(input, seatLinesOf(seatIds, sectionOf), r.total);
+}
+
+function seatChangesOf(input: ClaimBase, seatIds: readonly string[], r: SeatStatementResult): SeatChange[] {
+  const versions = new Map(r.taken.map((t) => [t.seatId, t.version]));
+  return seatIds.map((seatId) => ({ seatId, status: 'HELD', holdId: input.holdId, version: versions.get(seatId) as number }));
 }
 
 export function pgInventory(db: PgDb): InventoryStore {
@@ -141,6 +157,16 @@ export function pgInventory(db: PgDb): InventoryStore {
     // status, and finds it HELD. A row count short of the request rolls everything back, counter
     // included. The partial unique index on live claims (hold_lines) is the storage's last word.
     async claimSeats(input) {
+      // The common case in one statement: every seat free and nobody else taking it.
+      const fast = await db.statement('claimSeats', (c) => claimSeatsStatement(c, input, input.seatIds));
+      if (fast.ok && fast.value.complete) {
+        const r = fast.value;
+        if (r.units === null) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(db.pool, input.userId, input.showId) };
+        return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: false, changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
+      }
+      if (!fast.ok && !(fast.kind === 'unique' && fast.constraint === 'hold_lines_one_live_claim')) return unexpected('claimSeats', fast);
+      // A seat missing, taken, or being taken right now: the transaction below waits for the other
+      // claims on these seats and gives the exact refusal (or takes them, if those rolled back).
       const result = await db.tx('claimSeats', async (c) => {
         const { rows } = await c.query<{ seat_id: string; section_id: string; sell_by: string; price_cents: number }>(
           // The seats by primary key first (MATERIALIZED), then their sections: joined in one
@@ -250,23 +276,19 @@ export function pgInventory(db: PgDb): InventoryStore {
             for (const seat of seats) seen.push(seat);
             continue;
           }
-          const sectionIds = choice.seatIds.map((id) => (seen.find((seat) => seat.seatId === id) as SeatPosition).section);
           const mine = claiming.get(input.showId) ?? new Set<string>();
           claiming.set(input.showId, mine);
           for (const id of choice.seatIds) mine.add(id);
           let r: Awaited<ReturnType<typeof claimSeatsStatement>>;
           try {
-            r = await claimSeatsStatement(c, input, choice.seatIds, sectionIds);
+            r = await claimSeatsStatement(c, input, choice.seatIds);
           } finally {
             for (const id of choice.seatIds) mine.delete(id);
             if (mine.size === 0) claiming.delete(input.showId);
           }
           if (r.complete && r.units !== null) {
             remember(input.showId, choice.seatIds);
-            const versions = new Map(r.taken.map((t) => [t.seatId, t.version]));
-            const seats: SeatChange[] = choice.seatIds.map((seatId) => ({ seatId, status: 'HELD', holdId: input.holdId, version: versions.get(seatId) as number }));
-            const sectionOf = new Map(choice.seatIds.map((id, i) => [id, sectionIds[i] as string]));
-            return { ok: true, hold: newHold(input, seatLinesOf(choice.seatIds, sectionOf), r.total), adjacent: choice.adjacent, changes: { showId: input.showId, seats, stock: [] } };
+            return { ok: true, hold: heldBy(input, choice.seatIds, r), adjacent: choice.adjacent, changes: { showId: input.showId, seats: seatChangesOf(input, choice.seatIds, r), stock: [] } };
           }
           if (r.complete) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(c, input.userId, input.showId) };
           const locked = new Set(r.locked);
@@ -284,14 +306,21 @@ export function pgInventory(db: PgDb): InventoryStore {
     // unlocked bucket has enough (stock low or spread thin, or every bucket busy), the
     // transaction below decides over all the section's buckets.
     async claimUnits(input) {
-      const fast = await db.statement('claimUnits', (c) => claimUnitsStatement(c, input));
-      if (!fast.ok) return unexpected('claimUnits', fast);
-      if (fast.value.picked && fast.value.bucket !== null && fast.value.units !== null) {
-        const total = fast.value.total ?? 0;
-        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
-        return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } };
+      for (let attempt = 0; ; attempt++) {
+        const fast = await db.statement('claimUnits', (c) => claimUnitsStatement(c, input));
+        if (!fast.ok) return unexpected('claimUnits', fast);
+        if (fast.value.picked && fast.value.bucket !== null && fast.value.units !== null) {
+          const total = fast.value.total ?? 0;
+          const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
+          return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } };
+        }
+        if (fast.value.picked) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(db.pool, input.userId, input.showId) };
+        // Every bucket with enough was locked by another claim at that instant: try again in a
+        // moment. Locking every bucket instead (below) would make the claims that follow find them
+        // all locked too, and one busy moment would turn into a queue on the whole section.
+        if (!fast.value.enough || attempt >= unitsBusyRetriesMax) break;
+        await sleep(Math.random() * unitsBusyPauseMs);
       }
-      if (fast.value.picked) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(db.pool, input.userId, input.showId) };
       const result = await db.tx('claimUnits', async (c) => {
         const { rows } = await c.query<SectionRow>('SELECT section_id, kind, sell_by, price_cents FROM sections WHERE show_id = $1 AND section_id = $2', [input.showId, input.sectionId]);
         const section = rows[0];

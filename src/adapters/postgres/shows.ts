@@ -6,10 +6,12 @@ import { toShow, type SeatRow, type ShowRow } from './rows.js';
 
 /**
  * Bucket rows per counted section. A claim locks one bucket (picked at random, SKIP LOCKED), so up
- * to this many claims on one section commit side by side instead of queueing on one hot row; more
- * buckets than pooled connections buy nothing.
+ * to this many claims on one section commit side by side instead of queueing on one hot row. More
+ * than one process's pool (TICKETRUSH_DATABASE_POOL_MAX, 10 by default), so that the claims of a
+ * process rarely find every bucket busy, and room for a second process; a low-stock claim locks
+ * them all, so not many more.
  */
-export const stockBucketsPerSection = 8;
+export const stockBucketsPerSection = 16;
 
 /** `capacity` split as evenly as possible into at most stockBucketsPerSection buckets (none empty unless capacity is 0). */
 export function bucketCapacities(capacity: number): number[] {
