@@ -13,6 +13,7 @@ import { systemClock } from './adapters/runtime/system-clock.js';
 import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
+import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
 import { openPgStore } from './adapters/postgres/pg-store.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
@@ -55,7 +56,9 @@ export interface ComposeOptions {
  */
 export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
   const database = config.database;
-  if (database.kind === 'sqlite') return openSqliteStore({ filename: database.filename });
+  if (database.kind === 'sqlite') {
+    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
+  }
   return openPgStore({
     url: database.url,
     schema: database.schema,

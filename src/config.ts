@@ -47,7 +47,12 @@ export interface Config {
 }
 
 export type DatabaseConfig =
-  | { readonly kind: 'sqlite'; readonly filename: string }
+  | {
+    readonly kind: 'sqlite';
+    readonly filename: string;
+    /** The store runs on a thread of its own (TICKETRUSH_SQLITE_THREAD=on), or on the event loop's. */
+    readonly ownThread: boolean;
+  }
   | {
     readonly kind: 'postgres';
     readonly url: string;
@@ -165,7 +170,9 @@ const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
  */
 function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
   const url = env.TICKETRUSH_DATABASE_URL;
-  if (url === undefined || url === '') return Object.freeze({ kind: 'sqlite', filename: join(dataDir, 'ticketrush.db') });
+  if (url === undefined || url === '') {
+    return Object.freeze({ kind: 'sqlite', filename: join(dataDir, 'ticketrush.db'), ownThread: oneOf(env, 'TICKETRUSH_SQLITE_THREAD', 'on', ['on', 'off']) === 'on' });
+  }
   if (!/^postgres(ql)?:\/\//.test(url)) throw new ConfigError('TICKETRUSH_DATABASE_URL must start with postgres:// or postgresql://');
   const schema = env.TICKETRUSH_DATABASE_SCHEMA || 'public';
   if (!schemaName.test(schema)) throw new ConfigError(`TICKETRUSH_DATABASE_SCHEMA must be a lower-case identifier ([a-z_][a-z0-9_]*, at most 63 characters) (got "${schema}")`);
