@@ -47,4 +47,15 @@ describe.each(storeFactories)('guard gaps on $name', (factory) => {
     for (const seatId of rest) expect(a.seats.find((s) => s.seatId === seatId)).toMatchObject({ status: 'HELD', holdId: two.holdId });
     expect(a.seats.filter((s) => s.status === 'HELD')).toHaveLength(8);
   });
+
+  it('never lets a buyer name a seat of a section sold by quantity, even when every seat named is free (sold-by-seat condition of the claim)', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 4), seated('Q', 1, 4, 'QUANTITY')]);
+    const alice = await newUser(h.store);
+    expect(await h.store.claimSeats({ ...claimBase(show, alice), seatIds: ['Q-1-1'] })).toEqual({ ok: false, code: 'SEAT_NOT_FOUND', seatIds: ['Q-1-1'] });
+    expect(await h.store.claimSeats({ ...claimBase(show, alice), seatIds: ['A-1-1', 'Q-1-2'] })).toEqual({ ok: false, code: 'SEAT_NOT_FOUND', seatIds: ['Q-1-2'] });
+    const a = await audit(h.store, show.showId);
+    expect(a.seats.filter((s) => s.status !== 'AVAILABLE')).toEqual([]);
+    // The count of the quantity section is untouched, and a seat sold by seat can still be had.
+    expect(held(await h.store.claimSeats({ ...claimBase(show, alice), seatIds: ['A-1-1'] })).lines).toEqual([{ kind: 'SEATS', sectionId: 'A', seatIds: ['A-1-1'] }]);
+  });
 });

@@ -3,7 +3,6 @@ import type { Order, OrderStatus } from '../../domain/index.js';
 import type { KeysetPosition, OrderStore } from '../../ports/engine/index.js';
 import { unexpected, type PgDb } from './db.js';
 import { toOrder, type OrderRow } from './rows.js';
-import { refuse } from './stock.js';
 
 /** Keyset page of rows in `status` by (updated_at, id): the background passes' access path. */
 export async function byStatusPage<R>(c: pg.ClientBase | pg.Pool, table: 'orders' | 'payments', status: string, updatedBefore: number, after: KeysetPosition | null, limit: number): Promise<R[]> {
@@ -23,23 +22,23 @@ export function pgOrders(db: PgDb): OrderStore {
   };
 
   return {
-    // READ COMMITTED with a share lock on the hold row: SELECT ... FOR SHARE re-checks
-    // "ACTIVE, unexpired, this buyer's" on the newest committed version. A lapse that committed
-    // first leaves nothing to lock (stale); a lapse that comes after waits for our commit and
-    // then, in its next statement's snapshot, sees and cancels the new order with the hold. So an
-    // order never outlives its hold's seats. The unique indexes decide the rest: one live order
-    // per hold, one order per (user, key); their refusals become typed outcomes.
+    // One statement in autocommit, READ COMMITTED, with a share lock on the hold row: the CTE's
+    // FOR SHARE re-checks "ACTIVE, unexpired, this buyer's" on the newest committed version. A
+    // lapse that committed first leaves nothing to lock (no row inserted: stale); a lapse that
+    // comes after waits for our commit and then, in its next statement's snapshot, sees and
+    // cancels the new order with the hold. So an order never outlives its hold's seats. The unique
+    // indexes decide the rest: one live order per hold, one order per (user, key); their refusals
+    // become typed outcomes.
     async openOrder(order) {
-      const result = await db.tx('openOrder', async (c) => {
-        const hold = await c.query(
-          "SELECT 1 FROM holds WHERE hold_id = $1 AND status = 'ACTIVE' AND expires_at > $2 AND user_id = $3 FOR SHARE",
-          [order.holdId, order.createdAt, order.userId]);
-        if (hold.rowCount === 0) return { ok: false, stale: 'hold' } as const;
-        await c.query(
-          `INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-          [order.orderId, order.userId, order.showId, order.holdId, order.idempotencyKey, JSON.stringify(order.lines), order.amountCents, order.status, order.paymentId, order.createdAt, order.updatedAt]);
-        return { ok: true, order } as const;
+      const result = await db.statement('openOrder', async (c) => {
+        const inserted = await c.query({
+          name: 'open-order',
+          text: `WITH h AS (SELECT 1 FROM holds WHERE hold_id = $4 AND status = 'ACTIVE' AND expires_at > $10::bigint AND user_id = $2 FOR SHARE)
+           INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
+           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11 FROM h`,
+          values: [order.orderId, order.userId, order.showId, order.holdId, order.idempotencyKey, JSON.stringify(order.lines), order.amountCents, order.status, order.paymentId, order.createdAt, order.updatedAt],
+        });
+        return inserted.rowCount === 1 ? ({ ok: true, order } as const) : ({ ok: false, stale: 'hold' } as const);
       });
       if (result.ok) return result.value;
       if (result.kind === 'unique' && result.constraint === 'orders_one_per_user_key') {
@@ -63,28 +62,39 @@ export function pgOrders(db: PgDb): OrderStore {
       return row === undefined ? { ok: false, stale: 'order' } : { ok: true, order: toOrder(row) };
     },
 
-    // READ COMMITTED, conditional updates in the stated order: the key record must still be this
-    // request's IN_FLIGHT one (a takeover changed created_at), then the order must still be INIT
-    // (a lapse cancelled it otherwise). Each UPDATE locks its row, so a concurrent takeover or
-    // lapse either committed before (0 rows: refused, all rolled back) or waits for our commit.
+    // One statement in autocommit, READ COMMITTED. `o` locks the order while it is INIT; the key
+    // update is conditional on it and on the key record still being this request's IN_FLIGHT one
+    // (a takeover changed created_at), the order update on the key update, the payment insert on
+    // the order update: everything or nothing. A concurrent takeover or lapse either committed
+    // before (its row no longer matches: nothing written) or waits for our commit. `kc` reads the
+    // key without a lock only to say which precondition failed, key first as the port orders them.
     async awaitPayment(input) {
-      const result = await db.tx('awaitPayment', async (c) => {
-        const key = await c.query(
-          `UPDATE idempotency_keys SET state = 'DONE', outcome = 'SUCCEEDED', response_body = $4
-           WHERE scope = $1 AND key = $2 AND created_at = $3 AND state = 'IN_FLIGHT'`,
-          [input.key.scope, input.key.key, input.key.createdAt, input.responseBody]);
-        if (key.rowCount !== 1) refuse({ ok: false, code: 'KEY_TAKEN' } as const);
-        const { rows } = await c.query<OrderRow>(
-          "UPDATE orders SET status = 'PENDING_PAY', payment_id = $2, updated_at = $3 WHERE order_id = $1 AND status = 'INIT' RETURNING *",
-          [input.orderId, input.payment.paymentId, input.now]);
-        if (rows[0] === undefined) refuse({ ok: false, stale: 'order' } as const);
-        const p = input.payment;
-        await c.query(
-          'INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents) VALUES ($1, $2, $3, $4, $5, $6)',
-          [p.paymentId, p.orderId, p.amountCents, p.status, input.now, p.receivedCents ?? null]);
-        return { ok: true, order: toOrder(rows[0] as OrderRow) } as const;
-      });
-      return result.ok ? result.value : unexpected('awaitPayment', result);
+      const p = input.payment;
+      const result = await db.statement('awaitPayment', (c) => c.query<OrderRow & { key_ok: boolean; order_ok: boolean; moved: boolean }>({
+        name: 'await-payment',
+        text: `WITH o AS MATERIALIZED (SELECT order_id FROM orders WHERE order_id = $1 AND status = 'INIT' FOR UPDATE),
+         kc AS (SELECT 1 FROM idempotency_keys WHERE scope = $4 AND key = $5 AND created_at = $6 AND state = 'IN_FLIGHT'),
+         k AS (
+           UPDATE idempotency_keys SET state = 'DONE', outcome = 'SUCCEEDED', response_body = $7
+           WHERE scope = $4 AND key = $5 AND created_at = $6 AND state = 'IN_FLIGHT' AND EXISTS (SELECT 1 FROM o)
+           RETURNING 1),
+         u AS (
+           UPDATE orders SET status = 'PENDING_PAY', payment_id = $2, updated_at = $3
+           WHERE order_id = $1 AND EXISTS (SELECT 1 FROM o) AND EXISTS (SELECT 1 FROM k)
+           RETURNING *),
+         pay AS (
+           INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents)
+           SELECT $2, $1, $8, $9, $3, $10 WHERE EXISTS (SELECT 1 FROM u))
+         SELECT EXISTS (SELECT 1 FROM kc) AS key_ok, EXISTS (SELECT 1 FROM o) AS order_ok, u.order_id IS NOT NULL AS moved, u.*
+         FROM (SELECT 1) AS one LEFT JOIN u ON true`,
+        values: [input.orderId, p.paymentId, input.now, input.key.scope, input.key.key, input.key.createdAt, input.responseBody, p.amountCents, p.status, p.receivedCents ?? null],
+      }));
+      if (!result.ok) return unexpected('awaitPayment', result);
+      const row = result.value.rows[0] as OrderRow & { key_ok: boolean; order_ok: boolean; moved: boolean };
+      if (row.moved) return { ok: true, order: toOrder(row) };
+      // Nothing was written. The key's own UPDATE may have found it taken after a wait even when the read said otherwise.
+      if (!row.key_ok || row.order_ok) return { ok: false, code: 'KEY_TAKEN' };
+      return { ok: false, stale: 'order' };
     },
 
     getOrder: (orderId) => orderWhere('SELECT * FROM orders WHERE order_id = $1', [orderId]),
