@@ -57,5 +57,8 @@ describe.each(storeFactories)('guard gaps on $name', (factory) => {
     expect(a.seats.filter((s) => s.status !== 'AVAILABLE')).toEqual([]);
     // The count of the quantity section is untouched, and a seat sold by seat can still be had.
     expect(held(await h.store.claimSeats({ ...claimBase(show, alice), seatIds: ['A-1-1'] })).lines).toEqual([{ kind: 'SEATS', sectionId: 'A', seatIds: ['A-1-1'] }]);
+    // Nor can best-available pick them: that section is claimed by count.
+    expect(await h.store.claimBestAvailable({ ...claimBase(show, alice), quantity: 2, sectionId: 'Q', adjacentOnly: false })).toEqual({ ok: false, code: 'NOT_ENOUGH_SEATS' });
+    expect((await audit(h.store, show.showId)).seats.filter((s) => s.status !== 'AVAILABLE').map((s) => s.seatId)).toEqual(['A-1-1']);
   });
 });

@@ -178,9 +178,11 @@ export function pgInventory(db: PgDb): InventoryStore {
         const bySeat = new Map(rows.filter((r) => r.sell_by === 'SEAT').map((r) => [r.seat_id, r]));
         const unknown = input.seatIds.filter((id) => !bySeat.has(id));
         if (unknown.length > 0) return { ok: false, code: 'SEAT_NOT_FOUND', seatIds: unknown } as const;
+        // Seats, then the buyer's counter: the lock order of every operation (stock.ts). The
+        // refusals are decided after both, in the port's order; either one rolls back both.
+        const taken = await takeSeats(c, input.showId, input.holdId, input.seatIds, 'HELD');
         const units = await takeUserUnits(c, input.userId, input.showId, input.seatIds.length, input.userUnitsMax);
         if (!units.ok) refuse<ClaimOutcome>({ ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: units.claimed });
-        const taken = await takeSeats(c, input.showId, input.holdId, input.seatIds, 'HELD');
         if (taken.length < input.seatIds.length) {
           const got = new Set(taken.map((s) => s.seatId));
           refuse<ClaimOutcome>({ ok: false, code: 'SEAT_UNAVAILABLE', seatIds: input.seatIds.filter((id) => !got.has(id)) });
@@ -211,7 +213,10 @@ export function pgInventory(db: PgDb): InventoryStore {
     async claimBestAvailable(input) {
       const seatMap = await seatMapOf(input.showId);
       if (seatMap === null) return { ok: false, code: 'NOT_ENOUGH_SEATS', available: 0 };
-      const rows = candidateRows(seatMap, { ...(input.sectionId === undefined ? {} : { section: input.sectionId }), ...(input.near === undefined ? {} : { near: input.near }) });
+      // Rows of sections sold by seat only: a section sold by quantity is claimed by count (claimUnits).
+      const bySeat = new Set(seatMap.sections.filter((s) => s.kind === 'SEATED' && s.sellBy === 'SEAT').map((s) => s.id));
+      const rows = candidateRows(seatMap, { ...(input.sectionId === undefined ? {} : { section: input.sectionId }), ...(input.near === undefined ? {} : { near: input.near }) })
+        .filter((r) => bySeat.has(r.section));
       // One connection for the reads and the take, so what we read is as fresh as the take
       // (reads queued for a pooled connection behind a herd would all see the empty show).
       const request = {
@@ -325,9 +330,10 @@ export function pgInventory(db: PgDb): InventoryStore {
         const { rows } = await c.query<SectionRow>('SELECT section_id, kind, sell_by, price_cents FROM sections WHERE show_id = $1 AND section_id = $2', [input.showId, input.sectionId]);
         const section = rows[0];
         if (section === undefined || section.sell_by !== 'QUANTITY') return { ok: false, code: 'NOT_ENOUGH_SEATS', available: 0 } as const;
+        // Buckets, then the buyer's counter (the lock order of stock.ts); refusals in the port's order.
+        const take = await takeUnits(c, input.showId, input.sectionId, input.quantity);
         const units = await takeUserUnits(c, input.userId, input.showId, input.quantity, input.userUnitsMax);
         if (!units.ok) refuse<ClaimOutcome>({ ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: units.claimed });
-        const take = await takeUnits(c, input.showId, input.sectionId, input.quantity);
         if (!take.ok) refuse<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: take.available });
         const total = input.quantity * section.price_cents;
         await insertHold(c, { ...input, totalPriceCents: total, units: input.quantity, createdAt: input.now },
@@ -357,8 +363,8 @@ export function pgInventory(db: PgDb): InventoryStore {
           const exists = await c.query('SELECT 1 FROM holds WHERE hold_id = $1', [input.holdId]);
           return exists.rowCount === 0 ? ({ ok: false, code: 'HOLD_NOT_FOUND' } as const) : ({ ok: false, stale: 'hold' } as const);
         }
-        await moveUserUnits(c, hold.user_id, hold.show_id, -hold.units);
         const back = await giveBack(c, hold.show_id, hold.hold_id);
+        await moveUserUnits(c, hold.user_id, hold.show_id, -hold.units);
         const cancelled = await c.query<OrderRow>(
           `UPDATE orders SET status = 'CANCELLED', updated_at = $2 WHERE hold_id = $1 AND status IN ('INIT','PENDING_PAY') RETURNING *`,
           [hold.hold_id, input.now]);

@@ -30,7 +30,6 @@ async function sellLate(c: pg.ClientBase, hold: HoldRow): Promise<{ seats: SeatC
   const { rows: lines } = await c.query<{ line_no: number; section_id: string; seat_id: string | null; quantity: number }>(
     'SELECT line_no, section_id, seat_id, quantity FROM hold_lines WHERE hold_id = $1 ORDER BY line_no', [hold.hold_id]);
   const seatIds = lines.flatMap((l) => (l.seat_id === null ? [] : [l.seat_id]));
-  await moveUserUnits(c, hold.user_id, hold.show_id, hold.units);
   let seats: SeatChange[] = [];
   if (seatIds.length > 0) {
     seats = await takeSeats(c, hold.show_id, hold.hold_id, seatIds, 'SOLD');
@@ -52,6 +51,8 @@ async function sellLate(c: pg.ClientBase, hold: HoldRow): Promise<{ seats: SeatC
       stock.push({ sectionId, delta: -quantity });
     }
   }
+  // The counter last, after the seats and buckets (the lock order of stock.ts).
+  await moveUserUnits(c, hold.user_id, hold.show_id, hold.units);
   return { seats, stock };
 }
 
@@ -94,8 +95,8 @@ export function pgPayments(db: PgDb): PaymentStore {
           } else if ((from === 'EXPIRED' || from === 'RELEASED') && to === 'CONFIRMED') {
             changes = { showId: holdRow.show_id, ...(await sellLate(c, holdRow)) };
           } else if (from === 'ACTIVE' && (to === 'RELEASED' || to === 'EXPIRED')) {
-            await moveUserUnits(c, holdRow.user_id, holdRow.show_id, -holdRow.units);
             changes = { showId: holdRow.show_id, ...(await giveBack(c, holdRow.show_id, holdRow.hold_id)) };
+            await moveUserUnits(c, holdRow.user_id, holdRow.show_id, -holdRow.units);
           }
           hold = (await loadHolds(c, moved.rows))[0] ?? null;
         }

@@ -6,7 +6,10 @@ import { Rollback } from './transaction.js';
  * The inventory steps that claims, lapses and settlements share. Each is conditional SQL whose
  * row count or returned rows say whether it held; none reads first and writes later. Lock order,
  * the same in every operation so that none waits on another in a cycle: the hold row (lapse,
- * settle), then the buyer's counter (user_show_units), then seats or stock buckets (in key order).
+ * settle), then seats or stock buckets (in key order), then the buyer's counter
+ * (user_show_units). The one-statement claims (claim-statements.ts) lock seats or a bucket before
+ * the counter by construction, so the transactions do too: a buyer's two claims at once, one a
+ * statement and one a transaction, would otherwise wait on each other until lock_timeout.
  */
 
 /** The per-user counter: +n when units + n <= max (a missing row counts as 0). */

@@ -150,6 +150,8 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
         const info = shows.get(input.showId);
         if (info === null) return { ok: false, code: 'NOT_ENOUGH_SEATS' };
         if (!countUnits(input, input.quantity)) return limitReached(input);
+        // A section sold by quantity is claimed by count (claimUnits), never seat by seat.
+        if (input.sectionId !== undefined && info.sections.get(input.sectionId)?.counted !== false) throw new Rollback<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS' });
         const choice = choose(input.showId, info.show.seatMap, {
           quantity: input.quantity,
           adjacentOnly: input.adjacentOnly,

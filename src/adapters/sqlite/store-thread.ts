@@ -76,14 +76,18 @@ export async function openSqliteStoreThread(options: SqliteStoreOptions): Promis
 
   const store: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
   for (const method of methods) store[method] = (...args) => call(method, args);
-  store.close = async () => {
-    if (closing) return;
-    // The thread closes its store (the last group commit and checkpoint), then ends.
-    await call('close', []);
-    closing = true;
-    const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-    await worker.terminate();
-    await exited;
+  // One close however many callers ask: the thread closes its store (the last group commit and
+  // checkpoint), then ends; every caller waits for that one.
+  let closed: Promise<void> | null = null;
+  store.close = () => {
+    closed ??= (async () => {
+      await call('close', []);
+      closing = true;
+      const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      await worker.terminate();
+      await exited;
+    })();
+    return closed;
   };
   return store as unknown as Store;
 }
