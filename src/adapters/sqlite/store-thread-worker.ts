@@ -32,8 +32,21 @@ try {
 const operations = store as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
 let results: ThreadResult[] = [];
 const sendResults = (): void => {
-  port.postMessage({ kind: 'results', results } satisfies ThreadReply);
+  const batch = results;
   results = [];
+  try {
+    port.postMessage({ kind: 'results', results: batch } satisfies ThreadReply);
+  } catch (error) {
+    // A value that cannot be copied (a bug: the port's outcomes are plain data) fails its own
+    // call, not the batch and not the thread.
+    for (const result of batch) {
+      try {
+        port.postMessage({ kind: 'results', results: [result] } satisfies ThreadReply);
+      } catch {
+        port.postMessage({ kind: 'results', results: [{ id: result.id, ok: false, error: asThreadError(error) }] } satisfies ThreadReply);
+      }
+    }
+  }
 };
 const answer = (result: ThreadResult): void => {
   // The first result of a turn schedules the send: the rest of the batch's units settle in the same turn.
@@ -47,7 +60,8 @@ port.on('message', (requests: readonly ThreadRequest[]) => {
       answer({ id: request.id, ok: false, error: { kind: 'error', name: 'TypeError', message: `no store operation ${request.method}` } });
       continue;
     }
-    operation.apply(store, [...request.args]).then(
+    // Through a promise, so an operation that throws instead of rejecting is answered too.
+    Promise.resolve().then(() => operation.apply(store, [...request.args])).then(
       (value) => answer({ id: request.id, ok: true, value }),
       (error: unknown) => answer({ id: request.id, ok: false, error: asThreadError(error) }),
     );

@@ -54,8 +54,24 @@ export async function openSqliteStoreThread(options: SqliteStoreOptions): Promis
     stopped ??= error;
     for (const id of [...pending.keys()]) settle(id)?.reject(error);
   };
-  worker.on('error', (error) => fail(new Error(`the SQLite store thread failed: ${error.message}`)));
-  worker.on('exit', (code) => fail(new Error(closing ? 'the store is closed' : `the SQLite store thread exited with code ${code}`)));
+  // A thread that dies is fatal to the process: every call in flight fails, then the error is
+  // thrown where nothing catches it, so the process ends and its supervisor starts it again (every
+  // commit is on disk; overdue holds are freed at start). Serving on without a store would only
+  // answer 500s until someone noticed.
+  const die = (error: Error): void => {
+    const first = stopped === null;
+    fail(error);
+    if (first) {
+      setImmediate(() => {
+        throw error;
+      });
+    }
+  };
+  worker.on('error', (error) => die(new Error(`the SQLite store thread failed: ${error.message}`)));
+  worker.on('exit', (code) => {
+    if (closing) fail(new Error('the store is closed'));
+    else die(new Error(`the SQLite store thread exited with code ${code}`));
+  });
 
   let outbox: ThreadRequest[] = [];
   const send = (): void => {
