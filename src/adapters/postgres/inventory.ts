@@ -1,79 +1,20 @@
 import type pg from 'pg';
-import { candidateRows, chooseBestAvailable, type Hold, type ReservationLine, type SeatMapSpec, type SeatPosition } from '../../domain/index.js';
-import { StoreBusyError, type ClaimBase, type ClaimOutcome, type InventoryStore, type SeatChange } from '../../ports/engine/index.js';
-import { limits } from '../../domain/index.js';
-import { FreeSeats } from '../shared/free-seats.js';
+import type { Hold, ReservationLine } from '../../domain/index.js';
+import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../ports/engine/index.js';
+import { pgBestAvailable } from './best-available.js';
+import { heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
+import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
 import { unexpected, type PgDb } from './db.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
-import { claimSeatsStatement, claimUnitsStatement, type SeatStatementResult } from './claim-statements.js';
 import { giveBack, insertHold, moveUserUnits, refuse, takeSeats, takeUnits, takeUserUnits } from './stock.js';
 
-/** Chosen seats lost to concurrent claims before best-available gives up with BUSY (each loss costs one statement). */
-const bestAvailableCollisionsMax = 64;
-/**
- * How long best-available leaves out seats this process took: longer than a window read can be
- * stale under load, short enough that a seat given back soon after is offered again quickly.
- */
-const recentlyTakenMs = 3_000;
-/** A show's recently-taken seats are pruned of expired ones once it holds this many. */
-const recentPruneAt = 4_096;
-/** Shows with recently-taken seats kept before the idle ones are dropped. */
-const recentShowsMax = 256;
-/** How long one window read serves the other best-available claims of the show. */
-const windowReadShareMs = 100;
 /** Fast-path tries of a GA claim that found every bucket with enough busy, before it locks them all. */
 const unitsBusyRetriesMax = 8;
 /** Upper bound of the random pause between those tries: about one claim statement. */
 const unitsBusyPauseMs = 2;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-/** Rows best-available reads first; each further read doubles, up to limits.bestAvailableRowsMax rows at a time. */
-const bestAvailableFirstRows = 8;
 
 interface SectionRow { section_id: string; kind: 'SEATED' | 'GENERAL_ADMISSION'; sell_by: 'SEAT' | 'QUANTITY'; price_cents: number }
-
-async function unitsOf(c: pg.ClientBase | pg.Pool, userId: string, showId: string): Promise<number> {
-  const { rows } = await c.query<{ units: number }>('SELECT units FROM user_show_units WHERE user_id = $1 AND show_id = $2', [userId, showId]);
-  return rows[0]?.units ?? 0;
-}
-
-/** A show's seat map never changes after creation: read it once per process. */
-function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null> {
-  const cache = new Map<string, SeatMapSpec>();
-  return async (showId) => {
-    const cached = cache.get(showId);
-    if (cached !== undefined) return cached;
-    const { rows } = await db.pool.query<{ seat_map: string }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId]);
-    if (rows[0] === undefined) return null;
-    const seatMap = JSON.parse(rows[0].seat_map) as SeatMapSpec;
-    if (cache.size > 10_000) cache.clear();
-    cache.set(showId, seatMap);
-    return seatMap;
-  };
-}
-
-function newHold(input: ClaimBase, lines: ReservationLine[], totalPriceCents: number): Hold {
-  return {
-    holdId: input.holdId, showId: input.showId, userId: input.userId, lines, totalPriceCents,
-    status: 'ACTIVE', createdAt: input.now, expiresAt: input.expiresAt, extensions: 0,
-  };
-}
-
-/** One SEATS line per section, in the order the seats were taken. */
-function seatLinesOf(seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>): ReservationLine[] {
-  const lines: { kind: 'SEATS'; sectionId: string; seatIds: string[] }[] = [];
-  for (const seatId of seatIds) {
-    const sectionId = sectionOf.get(seatId) as string;
-    const line = lines.find((l) => l.sectionId === sectionId);
-    if (line === undefined) lines.push({ kind: 'SEATS', sectionId, seatIds: [seatId] });
-    else line.seatIds.push(seatId);
-  }
-  return lines;
-}
-
-async function sectionPrices(c: pg.ClientBase, showId: string): Promise<Map<string, SectionRow>> {
-  const { rows } = await c.query<SectionRow>('SELECT section_id, kind, sell_by, price_cents FROM sections WHERE show_id = $1', [showId]);
-  return new Map(rows.map((r) => [r.section_id, r]));
-}
 
 /** Seat claims: insert the hold and one line row per seat, priced by section. */
 async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>, sections: ReadonlyMap<string, SectionRow>, taken: SeatChange[], adjacent: boolean): Promise<ClaimOutcome> {
@@ -84,78 +25,16 @@ async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: reado
   return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
 }
 
-/** The hold a complete claim statement made: lines per section in the order asked, priced by section. */
-function heldBy(input: ClaimBase, seatIds: readonly string[], r: SeatStatementResult): Hold {
-  const sectionOf = new Map(r.taken.map((t) => [t.seatId, t.sectionId]));
-  return newHold(input, seatLinesOf(seatIds, sectionOf), r.total);
-}
-
-function seatChangesOf(input: ClaimBase, seatIds: readonly string[], r: SeatStatementResult): SeatChange[] {
-  const versions = new Map(r.taken.map((t) => [t.seatId, t.version]));
-  return seatIds.map((seatId) => ({ seatId, status: 'HELD', holdId: input.holdId, version: versions.get(seatId) as number }));
-}
-
 export function pgInventory(db: PgDb): InventoryStore {
-  const seatMapOf = seatMapCache(db);
-  /** Per show: seats a best-available statement of this process is taking at this moment. */
-  const claiming = new Map<string, Set<string>>();
-  const free = new FreeSeats();
-  /**
-   * Window reads shared by the claims of one show for windowReadShareMs: a herd asking for the
-   * same front rows reads them once, not once per buyer, and parses them once (the seat objects
-   * are shared and never changed). The staleness this allows is covered by `claiming` and
-   * `recent` (what this process took since is left out of the choice); a seat another node took
-   * meanwhile is a lost seat, which the claim statement detects.
-   */
-  const reads = new Map<string, { at: number; seats: Promise<readonly SeatPosition[]> }>();
-  const sharedRead = (key: string, read: () => Promise<readonly SeatPosition[]>): Promise<readonly SeatPosition[]> => {
-    const now = Date.now();
-    const hit = reads.get(key);
-    if (hit !== undefined && now - hit.at < windowReadShareMs) return hit.seats;
-    if (reads.size > 1_000) reads.clear();
-    const seats = read();
-    reads.set(key, { at: now, seats });
-    seats.catch(() => reads.delete(key));
-    return seats;
-  };
-  /**
-   * Seats this process took lately, per show (seat id -> until when, ms). Looked up per seat in
-   * O(1), expiry checked on lookup; a show's entries are pruned when it passes recentPruneAt, so
-   * its map stays within what recentlyTakenMs of claims can add. (A scan of every entry on every
-   * claim made a herd of 500 quadratic: 11% of the server's CPU.)
-   */
-  const recent = new Map<string, { readonly seats: Map<string, number>; pruneAt: number; lastAt: number }>();
-  const recentlyTaken = (showId: string): { has(seatId: string): boolean; readonly size: number } => {
-    const now = Date.now();
-    const seats = recent.get(showId)?.seats;
-    return { has: (seatId) => (seats?.get(seatId) ?? 0) > now, size: seats?.size ?? 0 };
-  };
-  const remember = (showId: string, seatIds: readonly string[]): void => {
-    const now = Date.now();
-    let show = recent.get(showId);
-    if (show === undefined) {
-      // Shows nobody claimed from lately go entirely (their seats have all expired).
-      if (recent.size >= recentShowsMax) for (const [id, idle] of recent) if (idle.lastAt + recentlyTakenMs <= now) recent.delete(id);
-      show = { seats: new Map(), pruneAt: recentPruneAt, lastAt: now };
-      recent.set(showId, show);
-    }
-    if (show.seats.size >= show.pruneAt) {
-      for (const [id, until] of show.seats) if (until <= now) show.seats.delete(id);
-      // Amortised: the next prune waits until the map has doubled again.
-      show.pruneAt = Math.max(recentPruneAt, show.seats.size * 2);
-    }
-    for (const id of seatIds) show.seats.set(id, now + recentlyTakenMs);
-    show.lastAt = now;
-  };
-
   return {
-    // READ COMMITTED, conditional writes only. (1) The seats are looked up (existence, sold by
-    // seat). (2) The buyer's counter is incremented only if it stays within the cap (the upsert
-    // locks that one row, so a buyer's parallel claims count one after another). (3) The seats
-    // are taken by a conditional UPDATE ... WHERE status = 'AVAILABLE' on rows locked in seat-id
-    // order: of two claims on a seat the second waits for the first, re-checks the committed
-    // status, and finds it HELD. A row count short of the request rolls everything back, counter
-    // included. The partial unique index on live claims (hold_lines) is the storage's last word.
+    // The common case is one statement (claim-statements.ts): every seat free, nobody else taking
+    // it. Otherwise a READ COMMITTED transaction of conditional writes decides: (1) the seats are
+    // looked up (existence, sold by seat); (2) they are taken by a conditional UPDATE ... WHERE
+    // status = 'AVAILABLE' on rows locked in seat-id order, so of two claims on a seat the second
+    // waits for the first, re-checks the committed status, and finds it HELD; (3) the buyer's
+    // counter is incremented only if it stays within the cap (after the seats: the lock order of
+    // stock.ts). Either refusal rolls everything back. The partial unique index on live claims
+    // (hold_lines) is the storage's last word.
     async claimSeats(input) {
       // The common case in one statement: every seat free and nobody else taking it.
       const fast = await db.statement('claimSeats', (c) => claimSeatsStatement(c, input, input.seatIds));
@@ -199,112 +78,7 @@ export function pgInventory(db: PgDb): InventoryStore {
       return unexpected('claimSeats', result);
     },
 
-    // No transaction: reads, then ONE atomic statement (claim-statements.ts). Candidate rows
-    // (domain candidateRows, nearest the point first) are read a few at a time without locks
-    // (4, 8, 16... rows, at most limits.bestAvailableRowsMax per read); the pure domain chooser
-    // picks among their free seats; one statement then locks the chosen seats FOR UPDATE SKIP
-    // LOCKED and, only if it got every one, increments the buyer's counter within the cap, takes
-    // them (status AVAILABLE -> HELD) and inserts the hold and its lines. Seats another buyer is
-    // taking at that moment are skipped, never waited for: the statement writes nothing, the
-    // lost seats are marked taken in what we read, and the chooser picks again. A herd of buyers
-    // wanting the same front seats thus never queues on row locks (READ COMMITTED suffices: the
-    // statement re-checks status = 'AVAILABLE' on each row it locks), and locking only the chosen
-    // seats, not whole candidate rows, keeps the front rows open to everyone at once.
-    async claimBestAvailable(input) {
-      const seatMap = await seatMapOf(input.showId);
-      if (seatMap === null) return { ok: false, code: 'NOT_ENOUGH_SEATS', available: 0 };
-      // Rows of sections sold by seat only: a section sold by quantity is claimed by count (claimUnits).
-      const bySeat = new Set(seatMap.sections.filter((s) => s.kind === 'SEATED' && s.sellBy === 'SEAT').map((s) => s.id));
-      const rows = candidateRows(seatMap, { ...(input.sectionId === undefined ? {} : { section: input.sectionId }), ...(input.near === undefined ? {} : { near: input.near }) })
-        .filter((r) => bySeat.has(r.section));
-      // One connection for the reads and the take, so what we read is as fresh as the take
-      // (reads queued for a pooled connection behind a herd would all see the empty show).
-      const request = {
-        quantity: input.quantity, adjacentOnly: input.adjacentOnly,
-        ...(input.sectionId === undefined ? {} : { section: input.sectionId }),
-        ...(input.near === undefined ? {} : { near: input.near }),
-        ...(input.accessibleMin === undefined ? {} : { accessibleMin: input.accessibleMin }),
-      };
-      const result = await db.statement('claimBestAvailable', async (c): Promise<ClaimOutcome> => {
-        const seen: SeatPosition[] = [];
-        /** Chosen seats the claim statement found taken: out of every later choice. */
-        const lost = new Set<string>();
-        let read = 0;
-        let step = bestAvailableFirstRows;
-        let collisions = 0;
-        for (;;) {
-          // Seats this process is claiming for other buyers right now are left out of the choice,
-          // so a herd on one node spreads over different seats instead of colliding on the same
-          // best pair (correctness does not depend on it: the statement re-checks every seat).
-          // Seats it took moments ago are left out too (our read may predate that commit); if
-          // that leaves no choice, the choice is made again without them. Leaving a seat out is
-          // the same to the chooser as seeing it taken.
-          const busy = claiming.get(input.showId);
-          const taken = recentlyTaken(input.showId);
-          const choose = (withRecent: boolean) => {
-            const hides = lost.size > 0 || busy !== undefined || (withRecent && taken.size > 0);
-            const open = hides ? seen.filter((seat) => !(lost.has(seat.seatId) || busy?.has(seat.seatId) === true || (withRecent && taken.has(seat.seatId)))) : seen;
-            return chooseBestAvailable(seatMap, open, request);
-          };
-          const choice = read === 0 ? null : (choose(true) ?? (taken.size > 0 ? choose(false) : null));
-          // Read on while an unread row could hold a better choice (its lower bound is below the
-          // best score so far): the answer of reading every row, for the cost of a few.
-          const next = rows[read];
-          if (choice === null || (next !== undefined && choice.score > next.minDistance)) {
-            if (next === undefined) {
-              // The limit is answered before the lack of seats, as the port orders the refusals.
-              const claimed = await unitsOf(c, input.userId, input.showId);
-              if (claimed + input.quantity > input.userUnitsMax) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed };
-              return { ok: false, code: 'NOT_ENOUGH_SEATS' };
-            }
-            const window = rows.slice(read, read + Math.min(step, limits.bestAvailableRowsMax));
-            read += window.length;
-            step *= 2;
-            const seats = await sharedRead(`${input.showId}\u0000${window.map((r) => `${r.section}:${r.row}`).join(',')}`, async () => {
-              const { rows: freeRows } = await c.query<{ section_id: string; row_no: number; seats: string }>({
-                name: 'ba-window',
-                // LATERAL: one index range scan (seats_by_row) per row read, whatever the show's
-                // size. One result row per seat row: its free seat numbers (negative: accessible)
-                // as one string, so a window costs a few rows to transfer and parse, not one per seat.
-                text: `SELECT w.section_id, w.row_no, f.seats
-                  FROM unnest($2::text[], $3::int[]) AS w(section_id, row_no)
-                  CROSS JOIN LATERAL (
-                    SELECT string_agg((CASE WHEN s.accessible THEN -s.seat_no ELSE s.seat_no END)::text, ',') AS seats FROM seats s
-                    WHERE s.show_id = $1 AND s.section_id = w.section_id AND s.row_no = w.row_no AND s.status = 'AVAILABLE') f
-                  WHERE f.seats IS NOT NULL`,
-                values: [input.showId, window.map((r) => r.section), window.map((r) => r.row)],
-              });
-              const parsed: SeatPosition[] = [];
-              for (const r of freeRows) free.parseRow(input.showId, r.section_id, r.row_no, r.seats, parsed);
-              return parsed;
-            });
-            for (const seat of seats) seen.push(seat);
-            continue;
-          }
-          const mine = claiming.get(input.showId) ?? new Set<string>();
-          claiming.set(input.showId, mine);
-          for (const id of choice.seatIds) mine.add(id);
-          let r: Awaited<ReturnType<typeof claimSeatsStatement>>;
-          try {
-            r = await claimSeatsStatement(c, input, choice.seatIds);
-          } finally {
-            for (const id of choice.seatIds) mine.delete(id);
-            if (mine.size === 0) claiming.delete(input.showId);
-          }
-          if (r.complete && r.units !== null) {
-            remember(input.showId, choice.seatIds);
-            return { ok: true, hold: heldBy(input, choice.seatIds, r), adjacent: choice.adjacent, changes: { showId: input.showId, seats: seatChangesOf(input, choice.seatIds, r), stock: [] } };
-          }
-          if (r.complete) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(c, input.userId, input.showId) };
-          const locked = new Set(r.locked);
-          for (const id of choice.seatIds) if (!locked.has(id)) lost.add(id);
-          if (++collisions > bestAvailableCollisionsMax) throw new StoreBusyError('claimBestAvailable', 'best-available lost its chosen seats too many times');
-        }
-      });
-      if (result.ok) return result.value;
-      if (result.kind === 'unique' && result.constraint === 'hold_lines_one_live_claim') throw new StoreBusyError('claimBestAvailable', 'a chosen seat was claimed concurrently');
-      return unexpected('claimBestAvailable', result);
-    },
+    claimBestAvailable: pgBestAvailable(db),
 
     // Hot path first: ONE atomic statement (claim-statements.ts) takes a random unlocked bucket
     // with enough stock, the buyer's counter within the cap, and inserts the hold. When no
