@@ -4,6 +4,7 @@ import { FreeSeats } from '../shared/free-seats.js';
 import { heldBy, seatChangesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement } from './claim-statements.js';
 import { unexpected, type PgDb } from './db.js';
+import { readFreeRows } from './free-rows.js';
 
 /** Chosen seats lost to concurrent claims before best-available gives up with BUSY (each loss costs one statement). */
 const bestAvailableCollisionsMax = 64;
@@ -152,24 +153,7 @@ export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => P
           const window = rows.slice(read, read + Math.min(step, limits.bestAvailableRowsMax));
           read += window.length;
           step *= 2;
-          const seats = await sharedRead(`${input.showId}\u0000${window.map((r) => `${r.section}:${r.row}`).join(',')}`, async () => {
-            const { rows: freeRows } = await c.query<{ section_id: string; row_no: number; seats: string }>({
-              name: 'ba-window',
-              // LATERAL: one index range scan (seats_by_row) per row read, whatever the show's
-              // size. One result row per seat row: its free seat numbers (negative: accessible)
-              // as one string, so a window costs a few rows to transfer and parse, not one per seat.
-              text: `SELECT w.section_id, w.row_no, f.seats
-                FROM unnest($2::text[], $3::int[]) AS w(section_id, row_no)
-                CROSS JOIN LATERAL (
-                  SELECT string_agg((CASE WHEN s.accessible THEN -s.seat_no ELSE s.seat_no END)::text, ',') AS seats FROM seats s
-                  WHERE s.show_id = $1 AND s.section_id = w.section_id AND s.row_no = w.row_no AND s.status = 'AVAILABLE') f
-                WHERE f.seats IS NOT NULL`,
-              values: [input.showId, window.map((r) => r.section), window.map((r) => r.row)],
-            });
-            const parsed: SeatPosition[] = [];
-            for (const r of freeRows) free.parseRow(input.showId, r.section_id, r.row_no, r.seats, parsed);
-            return parsed;
-          });
+          const seats = await sharedRead(`${input.showId}\u0000${window.map((r) => `${r.section}:${r.row}`).join(',')}`, () => readFreeRows(c, free, input.showId, window));
           for (const seat of seats) seen.push(seat);
           continue;
         }

@@ -1,19 +1,24 @@
-import { chooseBestAvailable, type BestAvailableChoice, type SeatMapSpec, type SeatPosition, type Ticket } from '../../domain/index.js';
+import { candidateRows, chooseBestAvailable, limits, type BestAvailableChoice, type SeatMapSpec, type SeatPosition, type Ticket } from '../../domain/index.js';
 import { StoreBusyError, type IssueTicketsOutcome, type SeatChange, type TicketStore } from '../../ports/engine/index.js';
-
-/** Chosen seats lost to parallel issuers before issuing gives up with BUSY. */
-const ticketSeatCollisionsMax = 64;
+import { FreeSeats } from '../shared/free-seats.js';
 import { unexpected, type PgDb } from './db.js';
+import { readFreeRows } from './free-rows.js';
 import { toOrder, toTicket, type OrderRow, type TicketRow } from './rows.js';
 import { refuse, takeChosenSeats } from './stock.js';
 
+/** Chosen seats lost to parallel issuers before issuing gives up with BUSY. */
+const ticketSeatCollisionsMax = 64;
+/** Rows read first when seats of a section sold by quantity are picked; each further read doubles. */
+const firstWindowRows = 8;
+
 export function pgTickets(db: PgDb): TicketStore {
+  const free = new FreeSeats();
   return {
     // READ COMMITTED. The conditional UPDATE PAID -> TICKETED locks the order row: of two
     // issuers one wins, the other re-checks the committed status and answers stale. Seats of a
-    // section sold by QUANTITY are picked now from its free seats, read FOR UPDATE SKIP LOCKED so
-    // two orders being ticketed at once never pick the same seat (nor wait on each other), and
-    // taken with the conditional update of claims. The partial unique index "one admitting
+    // section sold by QUANTITY are picked now from its free seats nearest the point (below), locked
+    // FOR UPDATE SKIP LOCKED so two orders being ticketed at once never pick the same seat (nor
+    // wait on each other), and taken with the conditional update of claims. The partial unique index "one admitting
     // ticket per seat" is the storage's last word.
     async issueTickets(input) {
       const result = await db.tx('issueTickets', async (c) => {
@@ -32,28 +37,39 @@ export function pgTickets(db: PgDb): TicketStore {
           const seatMap = JSON.parse((shows[0] as { seat_map: string }).seat_map) as SeatMapSpec;
           for (const sectionId of [...seated].sort()) {
             const drafts = unseated.filter(({ t }) => t.sectionId === sectionId);
-            // Free seats read without locks; only the chosen ones are locked (SKIP LOCKED), so
-            // parallel issuers of one section each get their own seats instead of one of them
-            // locking the whole section.
-            const { rows: free } = await c.query<{ seat_id: string; section_id: string; row_no: number; seat_no: number; accessible: boolean }>(
-              `SELECT seat_id, section_id, row_no, seat_no, accessible FROM seats
-               WHERE show_id = $1 AND section_id = $2 AND status = 'AVAILABLE'`, [order.show_id, sectionId]);
-            const seats: SeatPosition[] = free.map((r) => ({ seatId: r.seat_id, section: r.section_id, row: r.row_no, number: r.seat_no, available: true, accessible: r.accessible }));
+            const request = {
+              quantity: drafts.length, section: sectionId, adjacentOnly: false,
+              ...(input.near !== undefined && input.near.section === sectionId ? { near: input.near } : {}),
+            };
+            // The section's rows nearest the point first, read a window at a time without locks
+            // (free-rows.ts) until no unread row can hold a better choice: the cost grows with the
+            // rows looked at, not with the section. Only the chosen seats are locked (SKIP LOCKED),
+            // so parallel issuers of one section each get their own seats instead of one of them
+            // locking the whole section; a seat lost to one of them is left out and the choice made again.
+            const rows = candidateRows(seatMap, request);
+            const seen: SeatPosition[] = [];
+            const lost = new Set<string>();
+            let read = 0;
+            let step = firstWindowRows;
             await c.query('SAVEPOINT pick');
             let taken: SeatChange[] | null = null;
             let choice: BestAvailableChoice | null = null;
-            for (let attempt = 0; taken === null; attempt++) {
-              choice = chooseBestAvailable(seatMap, seats, {
-                quantity: drafts.length, section: sectionId, adjacentOnly: false,
-                ...(input.near !== undefined && input.near.section === sectionId ? { near: input.near } : {}),
-              });
+            for (let attempt = 0; taken === null;) {
+              choice = read === 0 ? null : chooseBestAvailable(seatMap, lost.size === 0 ? seen : seen.filter((seat) => !lost.has(seat.seatId)), request);
+              const next = rows[read];
+              if (next !== undefined && (choice === null || choice.score > next.minDistance)) {
+                const window = rows.slice(read, read + Math.min(step, limits.bestAvailableRowsMax));
+                read += window.length;
+                step *= 2;
+                for (const seat of await readFreeRows(c, free, order.show_id, window)) seen.push(seat);
+                continue;
+              }
               if (choice === null) refuse<IssueTicketsOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', sectionId });
               const take = await takeChosenSeats(c, order.show_id, order.hold_id, choice.seatIds, 'SOLD');
               if (take.ok) taken = take.seats;
               else {
-                const lost = new Set(take.lost);
-                seats.forEach((seat, k) => { if (lost.has(seat.seatId)) seats[k] = { ...seat, available: false }; });
-                if (attempt >= ticketSeatCollisionsMax) throw new StoreBusyError('issueTickets', 'seats picked for the tickets kept being taken');
+                for (const id of take.lost) lost.add(id);
+                if (++attempt > ticketSeatCollisionsMax) throw new StoreBusyError('issueTickets', 'seats picked for the tickets kept being taken');
               }
             }
             const picked = (choice as BestAvailableChoice).seatIds;
