@@ -94,6 +94,7 @@ describe.skipIf(!hasChromium)('web front end: organizer and door staff', () => {
     // Offline: the signature is checked in the browser, the scan queued, then uploaded and counted.
     const second = await ticket(showId, 'A-1-2');
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+    await page.getByTestId('door-offline-ready').waitFor();
     await context.setOffline(true);
     await page.getByTestId('net-status').getByText('Offline').waitFor();
     await page.getByLabel('Ticket code').fill(second.qr);
@@ -130,6 +131,8 @@ describe.skipIf(!hasChromium)('web front end: organizer and door staff', () => {
       await page.goto(`${t.baseUrl}/door`);
       await page.getByLabel('Gate').fill(gate);
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
+      // The door says when it can check offline (key and revoked lists saved): only then is going offline a fair test.
+      await page.getByTestId('door-offline-ready').waitFor();
       return { context, page };
     }));
     for (const { context, page } of gates) {

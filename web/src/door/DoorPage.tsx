@@ -48,6 +48,8 @@ export function DoorPage() {
   const [flags, setFlags] = useState<SyncResult[]>([]);
   const [key, setKey] = useState<CryptoKey | null>(null);
   const [keyMissing, setKeyMissing] = useState(false);
+  /** The key and the revoked lists are saved on this device: scans can be checked without the network. */
+  const [offlineReady, setOfflineReady] = useState(false);
   const [camera, setCamera] = useState(false);
   const revoked = useRef<Set<string>>(new Set());
   const syncing = useRef(false);
@@ -100,7 +102,11 @@ export function DoorPage() {
       }
       revoked.current = new Set(ids ?? []);
       if (pem === undefined) setKeyMissing(true);
-      else setKey(await importPublicKey(pem).catch(() => null));
+      else {
+        const imported = await importPublicKey(pem).catch(() => null);
+        setKey(imported);
+        setOfflineReady(imported !== null);
+      }
       await refreshQueued();
       await sync();
     })();
@@ -205,6 +211,7 @@ export function DoorPage() {
       </div>
       <p data-testid="door-queued">{t('queued', { n: queued })}</p>
       {keyMissing && key === null && <p class="notice" role="alert">{t('keyMissing')}</p>}
+      {offlineReady && <p data-testid="door-offline-ready">{t('offlineReady')}</p>}
       {syncNote !== null && <p role="status" data-testid="door-synced">{syncNote}</p>}
       {flags.map((f) => <p key={f.nonce} class="notice" role="alert" data-testid="door-flag">{t('flagged', { ticket: f.ticketId ?? '?', seat: f.seatId ?? '?' })}</p>)}
     </section>

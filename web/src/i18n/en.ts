@@ -174,6 +174,7 @@ export const en = {
   synced: 'Uploaded {n} offline scans.',
   flagged: 'Warning: ticket {ticket} (seat {seat}) was admitted twice while offline.',
   keyMissing: 'No public key cached yet: connect once to enable offline checks.',
+  offlineReady: 'Ready to check tickets offline: the key and the revoked list are saved on this device.',
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -167,4 +167,5 @@ export const zhCN: Record<MessageKey, string> = {
   synced: '已上传 {n} 条离线记录。',
   flagged: '警告：票 {ticket}（座位 {seat}）离线时被重复放行。',
   keyMissing: '尚未缓存公钥：请先联网一次以启用离线核验。',
+  offlineReady: '已可离线核验：公钥与作废列表已保存在本设备。',
 };
