@@ -4,7 +4,7 @@ import { FreeSeats } from '../shared/free-seats.js';
 import { heldBy, seatChangesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement } from './claim-statements.js';
 import { unexpected, type PgDb } from './db.js';
-import { readFreeRows } from './free-rows.js';
+import { firstWindowRows, readFreeRows } from './free-rows.js';
 
 /** Chosen seats lost to concurrent claims before best-available gives up with BUSY (each loss costs one statement). */
 const bestAvailableCollisionsMax = 64;
@@ -19,8 +19,6 @@ const recentPruneAt = 4_096;
 const recentShowsMax = 256;
 /** How long one window read serves the other best-available claims of the show. */
 const windowReadShareMs = 100;
-/** Rows best-available reads first; each further read doubles, up to limits.bestAvailableRowsMax rows at a time. */
-const bestAvailableFirstRows = 8;
 
 /** A show's seat map never changes after creation: read it once per process. */
 function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null> {
@@ -123,7 +121,7 @@ export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => P
       /** Chosen seats the claim statement found taken: out of every later choice. */
       const lost = new Set<string>();
       let read = 0;
-      let step = bestAvailableFirstRows;
+      let step = firstWindowRows;
       let collisions = 0;
       for (;;) {
         // Seats this process is claiming for other buyers right now are left out of the choice,

@@ -2,6 +2,9 @@ import type pg from 'pg';
 import type { RowRef, SeatPosition } from '../../domain/index.js';
 import type { FreeSeats } from '../shared/free-seats.js';
 
+/** Rows of candidateRows read first; each further read doubles, up to limits.bestAvailableRowsMax rows at a time. */
+export const firstWindowRows = 8;
+
 /**
  * The free seats of some seat rows (a window of domain candidateRows), read without locks. A
  * LATERAL join does one index range scan (seats_by_row) per row read, whatever the show's size,

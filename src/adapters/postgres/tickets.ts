@@ -2,14 +2,12 @@ import { candidateRows, chooseBestAvailable, limits, type BestAvailableChoice, t
 import { StoreBusyError, type IssueTicketsOutcome, type SeatChange, type TicketStore } from '../../ports/engine/index.js';
 import { FreeSeats } from '../shared/free-seats.js';
 import { unexpected, type PgDb } from './db.js';
-import { readFreeRows } from './free-rows.js';
+import { firstWindowRows, readFreeRows } from './free-rows.js';
 import { toOrder, toTicket, type OrderRow, type TicketRow } from './rows.js';
 import { refuse, takeChosenSeats } from './stock.js';
 
 /** Chosen seats lost to parallel issuers before issuing gives up with BUSY. */
 const ticketSeatCollisionsMax = 64;
-/** Rows read first when seats of a section sold by quantity are picked; each further read doubles. */
-const firstWindowRows = 8;
 
 export function pgTickets(db: PgDb): TicketStore {
   const free = new FreeSeats();

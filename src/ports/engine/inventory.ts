@@ -121,22 +121,27 @@ export interface InventoryStore {
    * Chooses and claims `quantity` seats, deciding against the current state:
    * 1. rows = domain candidateRows(show.seatMap, {section, near}) — rows of SEATED sections sold
    *    by SEAT, nearest the preferred point first;
-   * 2. read the free seats of the next limits.bestAvailableRowsMax rows (PostgreSQL: FOR UPDATE
-   *    SKIP LOCKED, so concurrent buyers skip each other's seats instead of colliding);
+   * 2. read the free seats of the next window of those rows (growing steps, at most
+   *    limits.bestAvailableRowsMax rows at a time), without locks;
    * 3. domain chooseBestAvailable(show.seatMap, thoseSeats, {quantity, section, near,
-   *    adjacentOnly, accessibleMin}); if null and rows remain, go on with the next window of rows;
-   *    when none is left -> NOT_ENOUGH_SEATS;
-   * 4. take the chosen seats exactly as claimSeats does; a seat lost to a concurrent claim in
-   *    between (SQLite cannot lose one: the choice and the take share the write lock) makes the
-   *    adapter choose again (bounded), never answers SEAT_UNAVAILABLE.
+   *    adjacentOnly, accessibleMin}); while it finds nothing, or an unread row could hold a
+   *    better choice (RowRef.minDistance below the choice's score), read the next window; when
+   *    no row is left -> NOT_ENOUGH_SEATS;
+   * 4. take the chosen seats exactly as claimSeats does (PostgreSQL: locking only them, SKIP
+   *    LOCKED, so concurrent buyers skip each other's seats instead of queueing); a seat lost to a
+   *    concurrent claim in between (SQLite cannot lose one: the choice and the take share the
+   *    write lock) makes the adapter choose again (bounded), never answers SEAT_UNAVAILABLE.
+   * A `sectionId` that is not a SEATED section sold by SEAT -> NOT_ENOUGH_SEATS (a counted
+   * section is claimed with claimUnits).
    * `adjacent` in the outcome is the chooser's answer.
    */
   claimBestAvailable(input: ClaimBestAvailableInput): Promise<ClaimOutcome>;
   /**
    * Claims `quantity` units of a counted section. Take: conditional decrement of the section's
    * stock `available >= quantity` (CHECK 0 <= available <= capacity). PostgreSQL: the stock is
-   * split into bucket rows; try one bucket picked at random, then the others; all-or-nothing (one
-   * bucket must hold all of it, or take from several in the same transaction). Not enough ->
+   * split into bucket rows; one statement takes from one unlocked bucket with enough, picked at
+   * random (tried again a few times when every such bucket is busy); only when no bucket has
+   * enough are all the section's buckets locked and taken from together, all-or-nothing. Not enough ->
    * NOT_ENOUGH_SEATS { available: what is left }. The hold gets one UNITS line.
    */
   claimUnits(input: ClaimUnitsInput): Promise<ClaimOutcome>;
