@@ -59,7 +59,7 @@ export const en = {
   selectedSeats: 'Selected seats',
   noneSelected: 'No seats selected.',
   removeSeat: 'Remove {seat}',
-  holdSelected: 'Hold {n} selected seats',
+  holdSelected: '{n, plural, one {Hold # selected seat} other {Hold # selected seats}}',
   bestAvailable: 'Best available',
   quantity: 'How many seats',
   holdBest: 'Find best {n}',
@@ -171,10 +171,28 @@ export const en = {
   resultSeat: 'Seat {seat}',
   checkedOffline: 'Checked offline; will upload when the network returns.',
   queued: 'Scans waiting to upload: {n}',
-  synced: 'Uploaded {n} offline scans.',
+  synced: '{n, plural, one {Uploaded # offline scan.} other {Uploaded # offline scans.}}',
   flagged: 'Warning: ticket {ticket} (seat {seat}) was admitted twice while offline.',
   keyMissing: 'No public key cached yet: connect once to enable offline checks.',
   offlineReady: 'Ready to check tickets offline: the key and the revoked list are saved on this device.',
+  // Seat names (web/src/seat-names.ts)
+  seatNameOne: '{section}, row {row}, seat {number}',
+  seatNameMany: '{section}, row {row}, seats {numbers}',
+  seatRange: '{from}–{to}',
+  listSeparator: ', ',
+  groupSeparator: '; ',
+  // == holds and orders ==
+  // == end holds and orders ==
+  // == organizer ==
+  // == end organizer ==
+  // == door ==
+  // == end door ==
+  // == seat map, errors, sign-in ==
+  // == end seat map, errors, sign-in ==
+  // == catalog, readme, pdf ==
+  // == end catalog, readme, pdf ==
+  // == best available ==
+  // == end best available ==
 } as const;
 
 export type MessageKey = keyof typeof en;

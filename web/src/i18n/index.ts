@@ -1,4 +1,5 @@
 import { signal } from '@preact/signals';
+import { IntlMessageFormat } from 'intl-messageformat';
 import { en, type MessageKey } from './en';
 import { zhCN } from './zh-CN';
 
@@ -31,13 +32,33 @@ export function setLang(next: Lang): void {
   document.documentElement.lang = next;
 }
 
-/** The message in the current language, with {name} placeholders filled in (numbers as the language writes them). */
+const formats = new Map<string, IntlMessageFormat>();
+
+/**
+ * The message in the current language. Messages are ICU MessageFormat: `{name}` placeholders
+ * (numbers as the language writes them) and plurals by the language's rules
+ * (`{n, plural, one {# seat} other {# seats}}`), so "Hold 1 selected seat" reads right in both.
+ * Each message is parsed once per language.
+ */
 export function t(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
-  const text = catalogs[lang.value][key];
-  return text.replace(/\{(\w+)\}/g, (_, name: string) => {
-    const value = params[name];
-    return value === undefined ? `{${name}}` : typeof value === 'number' ? value.toLocaleString(lang.value) : value;
-  });
+  const cacheKey = `${lang.value}\u0000${key}`;
+  let format = formats.get(cacheKey);
+  if (format === undefined) {
+    format = new IntlMessageFormat(catalogs[lang.value][key], lang.value, undefined, { ignoreTag: true });
+    formats.set(cacheKey, format);
+  }
+  try {
+    return String(format.format(params));
+  } catch (error) {
+    // A placeholder without its value is a bug of the caller: say so (the browser tests fail on
+    // console errors) but keep the page readable.
+    console.error(`message ${key}: ${String(error)}`);
+    return catalogs[lang.value][key];
+  }
 }
+
+/** Every message of every catalog, for the tests that parse and check them. */
+export const allMessages = (): readonly { readonly lang: Lang; readonly key: MessageKey; readonly text: string }[] =>
+  languages.flatMap(({ code }) => (Object.keys(catalogs[code]) as MessageKey[]).map((key) => ({ lang: code, key, text: catalogs[code][key] })));
 
 export type { MessageKey };

@@ -168,4 +168,22 @@ export const zhCN: Record<MessageKey, string> = {
   flagged: '警告：票 {ticket}（座位 {seat}）离线时被重复放行。',
   keyMissing: '尚未缓存公钥：请先联网一次以启用离线核验。',
   offlineReady: '已可离线核验：公钥与作废列表已保存在本设备。',
+  // Seat names (web/src/seat-names.ts)
+  seatNameOne: '{section} {row} 排 {number} 座',
+  seatNameMany: '{section} {row} 排 {numbers} 座',
+  seatRange: '{from}–{to}',
+  listSeparator: '、',
+  groupSeparator: '；',
+  // == holds and orders ==
+  // == end holds and orders ==
+  // == organizer ==
+  // == end organizer ==
+  // == door ==
+  // == end door ==
+  // == seat map, errors, sign-in ==
+  // == end seat map, errors, sign-in ==
+  // == catalog, readme, pdf ==
+  // == end catalog, readme, pdf ==
+  // == best available ==
+  // == end best available ==
 };
