@@ -1,4 +1,5 @@
 import type { SeatMapSpec, SeatedSectionSpec } from './show.js';
+import { seatMetric, type SeatMetric, type SeatPoint } from './stage-distance.js';
 
 /** The minimum a seat chooser needs to know about a seat. */
 export interface SeatPosition {
@@ -10,12 +11,6 @@ export interface SeatPosition {
   readonly accessible: boolean;
 }
 
-export interface SeatPoint {
-  readonly section: string;
-  readonly row: number;
-  readonly number: number;
-}
-
 export interface BestAvailableRequest {
   readonly quantity: number;
   /**
@@ -23,7 +18,10 @@ export interface BestAvailableRequest {
    * sellBy QUANTITY section uses the chooser too). When absent: seats of SEATED sections sold by SEAT.
    */
   readonly section?: string;
-  /** The point to sit nearest; the front-centre of each section when absent. */
+  /**
+   * The seat to sit nearest (its section first, then the others by their distance to it on the
+   * drawn map); when absent, the stage's front-centre as the seat map draws it (venue-geometry.ts).
+   */
   readonly near?: SeatPoint;
   /** Only a run of `quantity` side-by-side seats in one row; otherwise scattered seats are allowed when no run is left. */
   readonly adjacentOnly: boolean;
@@ -56,57 +54,50 @@ export const orphanPenalty = 1e9;
 /** Added to scattered picks: above any run's score. */
 export const scatteredPenalty = 1e12;
 
-/** Seats outside the preferred point's section come after every seat inside it. */
-const otherSectionPenalty = 1_000_000;
-
 function seatedSections(seatMap: SeatMapSpec, section: string | undefined): SeatedSectionSpec[] {
   return seatMap.sections.filter((s): s is SeatedSectionSpec =>
     s.kind === 'SEATED' && (section === undefined ? s.sellBy === 'SEAT' : s.id === section));
 }
 
 /**
- * The rows a best-available choice may use, nearest the preferred point first (ties: seat-map
- * order, then row). A row's place is the distance of its nearest possible seat, so reading rows in
- * this order and stopping early never skips a nearer seat. Adapters read the free seats of a
- * bounded number of these rows at a time (limits.bestAvailableRowsMax): the cost of a choice grows
- * with the rows it looks at, not with the size of the show.
+ * The rows a best-available choice may use, across sections, nearest the stage's front-centre as
+ * the seat map draws it (or nearest `near`) first; ties: seat-map order, then row. A row's place is
+ * the distance of its nearest possible seat, so reading rows in this order and stopping early
+ * never skips a nearer seat. Adapters read the free seats of a bounded number of these rows at a
+ * time (limits.bestAvailableRowsMax): the cost of a choice grows with the rows it looks at, not
+ * with the size of the show.
  */
 export function candidateRows(seatMap: SeatMapSpec, request: Pick<BestAvailableRequest, 'section' | 'near'>): RowRef[] {
-  const rows: { ref: RowRef; distance: number; order: number }[] = [];
+  const metric = seatMetric(seatMap, request.near);
+  const rows: { ref: RowRef; order: number }[] = [];
   let order = 0;
   for (const section of seatedSections(seatMap, request.section)) {
-    for (let row = 1; row <= section.rows; row++) {
-      const distance = rowDistance(section.id, row, request.near);
-      rows.push({ ref: { section: section.id, row, minDistance: distance }, distance, order: order++ });
-    }
+    for (let row = 1; row <= section.rows; row++) rows.push({ ref: { section: section.id, row, minDistance: metric.row(section.id, row) }, order: order++ });
   }
-  rows.sort((a, b) => a.distance - b.distance || a.order - b.order);
+  rows.sort((a, b) => a.ref.minDistance - b.ref.minDistance || a.order - b.order);
   return rows.map((r) => r.ref);
-}
-
-function rowDistance(section: string, row: number, near: SeatPoint | undefined): number {
-  if (near !== undefined && section === near.section) return Math.abs(row - near.row) * 2;
-  return (near === undefined ? 0 : otherSectionPenalty) + (row - 1) * 2;
 }
 
 /**
  * Picks `quantity` seats among `seats` (typically the free seats of a window of candidateRows):
  * 1. the best run of side-by-side free seats in one row: first one that leaves no single orphan
  *    seat (a free seat alone between taken seats or a wall) when such a run exists (seats.io's
- *    rule), then nearest the preferred point (by default its section's front-centre);
+ *    rule), then nearest the preferred point (by default the stage's front-centre, on the map as
+ *    drawn: a centre seat of the stalls before the balcony's front row);
  * 2. scattered seats, nearest first, only when no run is left and the buyer allows it.
  * With accessibleMin k, a choice must contain at least k accessible seats.
  * Pure; linear in the seats given (times quantity).
  */
 export function chooseBestAvailable(seatMap: SeatMapSpec, seats: readonly SeatPosition[], request: BestAvailableRequest): BestAvailableChoice | null {
   const sections = seatedSections(seatMap, request.section);
-  const widths = new Map(sections.map((s) => [s.id, s.seatsPerRow]));
-  const distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>): number => distanceFrom(seat, widths, request.near);
-  const candidates = seats.filter((s) => s.available && widths.has(s.section));
+  const allowed = new Set(sections.map((s) => s.id));
+  const metric = seatMetric(seatMap, request.near);
+  const distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>): number => metric.seat(seat.section, seat.row, seat.number);
+  const candidates = seats.filter((s) => s.available && allowed.has(s.section));
   const accessibleMin = request.accessibleMin ?? 0;
   if (candidates.length < request.quantity || request.quantity < 1) return null;
   if (accessibleMin > 0 && candidates.filter((s) => s.accessible).length < accessibleMin) return null;
-  const run = bestAdjacentRun(candidates, distance, request.quantity, accessibleMin, request.near);
+  const run = bestAdjacentRun(candidates, distance, request.quantity, accessibleMin, metric);
   if (run !== null) return { seatIds: run.ids, adjacent: true, score: run.orphans * orphanPenalty + run.distance };
   if (request.adjacentOnly) return null;
   const nearest = [...candidates].sort((a, b) => distance(a) - distance(b) || a.seatId.localeCompare(b.seatId));
@@ -126,14 +117,6 @@ export function formsAdjacentRun(seats: readonly Pick<SeatPosition, 'section' | 
   return numbers.every((n, i) => i === 0 || n === (numbers[i - 1] ?? n) + 1);
 }
 
-function distanceFrom(seat: Pick<SeatPosition, 'section' | 'row' | 'number'>, widths: ReadonlyMap<string, number>, near: SeatPoint | undefined): number {
-  // Rows weigh more than seats: one row further is worse than two seats off-centre.
-  if (near !== undefined && seat.section === near.section) return Math.abs(seat.row - near.row) * 2 + Math.abs(seat.number - near.number);
-  const centre = ((widths.get(seat.section) ?? 1) + 1) / 2;
-  const frontCentre = (seat.row - 1) * 2 + Math.abs(seat.number - centre);
-  return near === undefined ? frontCentre : otherSectionPenalty + frontCentre;
-}
-
 type Distance = (seat: Pick<SeatPosition, 'section' | 'row' | 'number'>) => number;
 
 interface Scored {
@@ -147,13 +130,13 @@ interface Scored {
 
 interface SeatRow {
   readonly seats: SeatPosition[];
-  /** No run in this row scores below this (rowDistance). */
+  /** No run in this row scores below this (SeatMetric.row). */
   readonly bound: number;
   readonly order: number;
 }
 
 /** The candidates by row, nearest row first (ties: input order). Input grouped by row is grouped without hashing. */
-function rowsOf(candidates: readonly SeatPosition[], near: SeatPoint | undefined): SeatRow[] {
+function rowsOf(candidates: readonly SeatPosition[], metric: SeatMetric): SeatRow[] {
   const byKey = new Map<string, SeatRow>();
   let current: SeatRow | undefined;
   let currentSection = '';
@@ -163,7 +146,7 @@ function rowsOf(candidates: readonly SeatPosition[], near: SeatPoint | undefined
       const key = `${seat.section}\u0000${seat.row}`;
       current = byKey.get(key);
       if (current === undefined) {
-        current = { seats: [], bound: rowDistance(seat.section, seat.row, near), order: byKey.size };
+        current = { seats: [], bound: metric.row(seat.section, seat.row), order: byKey.size };
         byKey.set(key, current);
       }
       currentSection = seat.section;
@@ -182,9 +165,9 @@ function rowsOf(candidates: readonly SeatPosition[], near: SeatPoint | undefined
  * or two of what the adapter read, not all of it. Ties go to the row met first in the input,
  * then the run met first in the row, whatever order the rows are visited in.
  */
-function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number, accessibleMin: number, near: SeatPoint | undefined): { ids: string[]; orphans: number; distance: number } | null {
+function bestAdjacentRun(candidates: readonly SeatPosition[], distance: Distance, quantity: number, accessibleMin: number, metric: SeatMetric): { ids: string[]; orphans: number; distance: number } | null {
   let best: Scored | null = null;
-  for (const { seats: row, bound, order } of rowsOf(candidates, near)) {
+  for (const { seats: row, bound, order } of rowsOf(candidates, metric)) {
     if (best !== null && best.orphans === 0 && bound > best.distance) break;
     row.sort((a, b) => a.number - b.number);
     for (const block of freeBlocks(row)) {

@@ -13,3 +13,5 @@ export * from './state-machine.js';
 export * from './states.js';
 export * from './ticket-rules.js';
 export * from './seat-layout.js';
+export * from './stage-distance.js';
+export * from './venue-geometry.js';

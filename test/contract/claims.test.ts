@@ -49,6 +49,23 @@ describe.each(storeFactories)('claims on $name', (factory) => {
     expect(outcomes.every((o) => o.ok && o.adjacent)).toBe(true);
   });
 
+  it('best-available near a seat reads each row once, though the rows nearest the seat are not one range (distinct seats, never one twice)', async () => {
+    // Rows nearest A-5 come 5, 4, 6, 3, ...: a later window of rows (6, 3, 7, 2, ...) spans rows 4
+    // and 5 read before. Only rows 4 and 5 have free seats, every other one, so the pick is scattered.
+    const show = await newShow(h.store, [seated('A', 10, 6)]);
+    const taker = await newUser(h.store);
+    const taken = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].flatMap((row) => [1, 2, 3, 4, 5, 6].filter((n) => (row !== 4 && row !== 5) || n % 2 === 0).map((n) => `A-${row}-${n}`));
+    held(await h.store.claimSeats({ ...claimBase(show, taker), seatIds: taken }));
+    const buyer = await newUser(h.store);
+    const hold = held(await h.store.claimBestAvailable({ ...claimBase(show, buyer), quantity: 2, adjacentOnly: false, near: { section: 'A', row: 5, number: 3 } }));
+    const seats = hold.lines.flatMap((l) => (l.kind === 'SEATS' ? l.seatIds : []));
+    expect(seats).toHaveLength(2);
+    expect(new Set(seats).size).toBe(2);
+    expect(seats).toContain('A-5-3');
+    const a = await audit(h.store, show.showId);
+    expect(a.seats.filter((s) => s.status === 'AVAILABLE')).toHaveLength(4);
+  });
+
   it('keeps the per-user cap under 100 parallel seat claims (conditional increment of the user counter)', async () => {
     const show = await newShow(h.store, [seated('A', 10, 10)]);
     const alice = await newUser(h.store);

@@ -1,6 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { candidateRows, chooseBestAvailable, formsAdjacentRun, seatIdOf, type SeatedSectionSpec, type SeatMapSpec, type SeatPosition } from '../../src/domain/index.js';
+import {
+  candidateRows, chooseBestAvailable, formsAdjacentRun, seatIdOf, venueGeometry, type SeatedSectionSpec, type SeatMapSpec, type SeatPosition,
+} from '../../src/domain/index.js';
 
 const sections: SeatedSectionSpec[] = [
   { id: 'A', name: 'Stalls', kind: 'SEATED', rows: 4, seatsPerRow: 9, priceCents: 100, sellBy: 'SEAT', accessible: [{ row: 4, number: 1 }, { row: 4, number: 2 }] },
@@ -114,6 +116,117 @@ describe('best-available seats', () => {
   });
 });
 
+/** The demo show (src/app/catalog.ts ensureDemoShow): the stalls in front, the balcony behind. */
+const demoSections: SeatedSectionSpec[] = [
+  { id: 'A', name: 'Stalls', kind: 'SEATED', rows: 10, seatsPerRow: 20, priceCents: 12800, sellBy: 'SEAT', accessible: [{ row: 1, number: 1 }, { row: 1, number: 20 }] },
+  { id: 'B', name: 'Balcony', kind: 'SEATED', rows: 5, seatsPerRow: 16, priceCents: 6800, sellBy: 'SEAT', accessible: [] },
+];
+const demoMap: SeatMapSpec = { sections: demoSections };
+const demoSeats = (taken: ReadonlySet<string>): SeatPosition[] => demoSections.flatMap((s) =>
+  Array.from({ length: s.rows * s.seatsPerRow }, (_, i) => {
+    const row = Math.floor(i / s.seatsPerRow) + 1;
+    const number = (i % s.seatsPerRow) + 1;
+    const seatId = seatIdOf(s.id, row, number);
+    return { seatId, section: s.id, row, number, available: !taken.has(seatId), accessible: s.accessible.some((a) => a.row === row && a.number === number) };
+  }));
+/** The centre of the stalls behind the first rows (seats 5-16 of rows 4-10): the front rows may all be gone. */
+const centreStalls = (seat: SeatPosition) => seat.section === 'A' && seat.row >= 4 && seat.number >= 5 && seat.number <= 16;
+
+describe('best available by distance to the stage, as the seat map draws it', () => {
+  it('takes the second row of the stalls, not the balcony\'s first, when the stalls\' front row is gone', () => {
+    const taken = new Set(demoSeats(new Set()).filter((s) => s.section === 'A' && s.row === 1).map((s) => s.seatId));
+    expect(chooseBestAvailable(demoMap, demoSeats(taken).filter((s) => s.available), { quantity: 2, adjacentOnly: true })?.seatIds).toEqual(['A-2-10', 'A-2-11']);
+    // The rows are read in that order too: the stalls' rows before the balcony's first.
+    const rows = candidateRows(demoMap, {});
+    expect(rows.findIndex((r) => r.section === 'B')).toBe(10);
+  });
+
+  it('never picks the balcony while the centre stalls are free', () => {
+    const others = demoSeats(new Set()).filter((s) => !centreStalls(s)).map((s) => s.seatId);
+    fc.assert(
+      fc.property(someTaken(others), fc.integer({ min: 1, max: 10 }), fc.boolean(), (taken, quantity, allowSplit) => {
+        const free = demoSeats(taken).filter((s) => s.available);
+        const choice = chooseBestAvailable(demoMap, free, { quantity, adjacentOnly: !allowSplit });
+        expect(choice?.seatIds.every((id) => id.startsWith('A-'))).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('never chooses a run farther from the stage than another free run that strands no seat, and reading rows nearest first with the early stop changes nothing', () => {
+    const ids = demoSeats(new Set()).map((s) => s.seatId);
+    fc.assert(
+      fc.property(someTaken(ids), fc.integer({ min: 1, max: 8 }), fc.option(fc.constantFrom('A', 'B'), { nil: undefined }), (taken, quantity, section) => {
+        const seats = demoSeats(taken).filter((s) => s.available && (section === undefined || s.section === section));
+        const request = { quantity, adjacentOnly: true, ...(section === undefined ? {} : { section }) };
+        const choice = chooseBestAvailable(demoMap, seats, request);
+        const runs = orphanFreeRuns(seats, quantity);
+        if (runs.length === 0) return;
+        // An orphan-free run exists: the choice is one, and none is nearer the stage.
+        expect(choice).not.toBeNull();
+        const picked = seats.filter((s) => choice?.seatIds.includes(s.seatId)).sort((a, b) => a.number - b.number);
+        const mid = (run: readonly SeatPosition[]) => drawnDistance(demoMap, (run[0] as SeatPosition).section, (run[0] as SeatPosition).row, ((run[0] as SeatPosition).number + (run.at(-1) as SeatPosition).number) / 2);
+        expect(runs.some((run) => run.map((s) => s.seatId).join() === picked.map((s) => s.seatId).join())).toBe(true);
+        const nearest = Math.min(...runs.map(mid));
+        expect(mid(picked)).toBeLessThanOrEqual(nearest);
+        // What the adapters do: read candidateRows a window at a time, then only the rows whose
+        // minDistance is below the choice's score. Same answer as reading every row.
+        expect(windowedChoice(demoMap, seats, request)).toEqual(choice?.seatIds);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+/** A share of these seats taken, from none to nearly all (a plain uniqueArray is mostly near empty). */
+function someTaken(ids: readonly string[]): fc.Arbitrary<ReadonlySet<string>> {
+  return fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: ids.length, maxLength: ids.length }))
+    .map(([share, draws]) => new Set(ids.filter((_, i) => (draws[i] as number) < share)));
+}
+
+/** Runs of `quantity` free seats side by side that leave no single seat alone in their block. */
+function orphanFreeRuns(free: readonly SeatPosition[], quantity: number): SeatPosition[][] {
+  const rows = new Map<string, SeatPosition[]>();
+  for (const s of free) rows.set(`${s.section}/${s.row}`, [...(rows.get(`${s.section}/${s.row}`) ?? []), s]);
+  const runs: SeatPosition[][] = [];
+  for (const row of rows.values()) {
+    row.sort((a, b) => a.number - b.number);
+    const blocks: SeatPosition[][] = [];
+    for (const seat of row) {
+      const last = blocks.at(-1);
+      if (last !== undefined && (last.at(-1) as SeatPosition).number + 1 === seat.number) last.push(seat);
+      else blocks.push([seat]);
+    }
+    for (const block of blocks) {
+      for (let start = 0; start + quantity <= block.length; start++) {
+        if (start !== 1 && block.length - start - quantity !== 1) runs.push(block.slice(start, start + quantity));
+      }
+    }
+  }
+  return runs;
+}
+
+/** The adapters' loop (sqlite choose-seats.ts), over seats in memory: windows of 2, 4, 8 rows, then the rows that could still win. */
+function windowedChoice(map: SeatMapSpec, free: readonly SeatPosition[], request: { quantity: number; adjacentOnly: boolean; section?: string }): string[] | undefined {
+  const rows = candidateRows(map, request);
+  const seen: SeatPosition[] = [];
+  const read = (from: number, to: number) => {
+    for (const r of rows.slice(from, to)) seen.push(...free.filter((s) => s.section === r.section && s.row === r.row));
+  };
+  let done = 0;
+  for (let step = 2; done < rows.length; step *= 2) {
+    read(done, done + step);
+    done = Math.min(done + step, rows.length);
+    const choice = chooseBestAvailable(map, seen, request);
+    if (choice === null) continue;
+    let more = done;
+    while (more < rows.length && (rows[more]?.minDistance ?? Infinity) < choice.score) more++;
+    read(done, more);
+    return (chooseBestAvailable(map, seen, request) ?? choice).seatIds;
+  }
+  return undefined;
+}
+
 /**
  * The reference the chooser must match: score every run of `quantity` consecutive free seats in
  * every row; fewest orphans, then nearest, then the row met first in the input, then the first run.
@@ -126,12 +239,7 @@ function everyRunBest(seats: readonly SeatPosition[], request: { quantity: numbe
     if (!rows.has(key)) rowOrder.push(key);
     rows.set(key, [...(rows.get(key) ?? []), seat]);
   }
-  const width = (section: string) => (sections.find((s) => s.id === section) as SeatedSectionSpec).seatsPerRow;
-  const distance = (section: string, row: number, number: number) => {
-    const { near } = request;
-    if (near !== undefined && section === near.section) return Math.abs(row - near.row) * 2 + Math.abs(number - near.number);
-    return (near === undefined ? 0 : 1_000_000) + (row - 1) * 2 + Math.abs(number - (width(section) + 1) / 2);
-  };
+  const distance = (section: string, row: number, number: number) => drawnDistance(seatMap, section, row, number, request.near);
   let best: { ids: string[]; key: number[] } | null = null;
   rowOrder.forEach((rowKey, order) => {
     const row = [...(rows.get(rowKey) as SeatPosition[])].sort((a, b) => a.number - b.number);
@@ -153,6 +261,20 @@ function everyRunBest(seats: readonly SeatPosition[], request: { quantity: numbe
     }
   });
   return best === null ? null : (best as { ids: string[] }).ids;
+}
+
+/**
+ * Distance on the map as drawn, worked out here from the geometry alone: from the stage's
+ * front-centre, or from the seat named (a seat of another section after every seat of its own);
+ * a row counts as two seats aside.
+ */
+function drawnDistance(map: SeatMapSpec, section: string, row: number, number: number, near?: { section: string; row: number; number: number }): number {
+  const geometry = venueGeometry(map);
+  const at = (id: string) => geometry.sections.find((p) => p.id === id) as { x: number; y: number };
+  const target = near === undefined ? { x: geometry.cols / 2, y: geometry.stage.y } : { x: at(near.section).x + near.number - 0.5, y: at(near.section).y + near.row - 0.5 };
+  const dx = at(section).x + number - 0.5 - target.x;
+  const dy = (at(section).y + row - 0.5 - target.y) * 2;
+  return (near !== undefined && near.section !== section ? 1_000_000 : 0) + Math.sqrt(dx * dx + dy * dy);
 }
 
 function lexicallyBelow(a: readonly number[], b: readonly number[]): boolean {

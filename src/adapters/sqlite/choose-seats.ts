@@ -24,16 +24,26 @@ export function seatChooser(db: Db): SeatChooser {
 
   const free = new FreeSeats();
 
-  /** Free seats of `rows`: per section, one range query (the window's rows of a section are contiguous). */
+  /**
+   * Free seats of `rows`: one range query per run of consecutive rows of a section. A window of
+   * rows nearest the stage is one run per section; nearest a seat it can be two (rows on either
+   * side of it), and a range across both would read again the rows between, read before.
+   */
   function readRows(showId: string, rows: readonly RowRef[], into: SeatPosition[]): void {
-    const ranges = new Map<string, { min: number; max: number }>();
+    const bySection = new Map<string, number[]>();
     for (const { section, row } of rows) {
-      const range = ranges.get(section);
-      if (range === undefined) ranges.set(section, { min: row, max: row });
-      else ranges.set(section, { min: Math.min(range.min, row), max: Math.max(range.max, row) });
+      const list = bySection.get(section);
+      if (list === undefined) bySection.set(section, [row]);
+      else list.push(row);
     }
-    for (const [section, { min, max }] of ranges) {
-      for (const row of freeRows.all(showId, section, min, max) as FreeRow[]) free.parseRow(showId, section, row.row_no, row.seats, into);
+    for (const [section, list] of bySection) {
+      list.sort((a, b) => a - b);
+      let start = 0;
+      for (let i = 1; i <= list.length; i++) {
+        if (i < list.length && (list[i] as number) === (list[i - 1] as number) + 1) continue;
+        for (const row of freeRows.all(showId, section, list[start], list[i - 1]) as FreeRow[]) free.parseRow(showId, section, row.row_no, row.seats, into);
+        start = i;
+      }
     }
   }
 
