@@ -1,4 +1,4 @@
-import { createShow as layoutShow, limits, saleWindow, seatLimitOf, type SaleStatus, type NewShowInput, type Show } from '../domain/index.js';
+import { createShow as layoutShow, limits, saleWindow, seatLimitOf, venueGeometry, type SaleStatus, type NewShowInput, type Show, type PlacedSection, type VenueGeometry } from '../domain/index.js';
 import type { Page } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { found, unwrap } from './errors.js';
@@ -91,9 +91,11 @@ export async function availabilityChanges(ctx: AppContext, showId: string, since
   return { version, encoding: 'changes', since, changes: batch.changes.map(([seatId, letter]) => ({ seatId, status: statusOfLetter[letter] })), sections };
 }
 
-export async function getShow(ctx: AppContext, showId: string): Promise<ShowView & { seatCounts: Record<string, number> }> {
+/** One show, with where its seat map is drawn (the geometry best available measures on). */
+export async function getShow(ctx: AppContext, showId: string): Promise<ShowView & { seatCounts: Record<string, number>; geometry: Omit<VenueGeometry, 'sections'> & { sections: PlacedSection[] } }> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
-  return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault), seatCounts: ctx.seatMaps.counts(entry) };
+  const { sections, ...geometry } = venueGeometry(entry.show.seatMap);
+  return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault), seatCounts: ctx.seatMaps.counts(entry), geometry: { ...geometry, sections: [...sections] } };
 }
 
 /** A show on sale right away, so a newcomer's first start has something to book. */

@@ -49,11 +49,13 @@ describe('best-available over HTTP', () => {
         { id: 'B', name: 'Circle', rows: 3, seatsPerRow: 8, priceCents: 3000 },
       ],
     });
-    // Row A-1 has 5 seats: the centred pairs (2-3, 3-4) would leave a seat alone; 1-2 does not.
+    // Row A-1 has 5 seats: the centred pairs (2-3, 3-4) would leave a seat alone; the edge pairs do
+    // not. The map draws A (5 wide) centred over B (8 wide) at x = 1, so the stage's middle (x = 4)
+    // is nearer 4-5 than 1-2.
     const pair = await best(await buyer(), showId, { quantity: 2, section: 'A' });
     expect(pair.status).toBe(201);
-    expect(pair.body).toMatchObject({ seatIds: ['A-1-1', 'A-1-2'], adjacent: true });
-    // Then 3-5 is a block of three: a pair there strands one seat, but nothing better is left in A.
+    expect(pair.body).toMatchObject({ seatIds: ['A-1-4', 'A-1-5'], adjacent: true });
+    // Then 1-3 is a block of three: a pair there strands one seat, but nothing better is left in A.
     const next = await best(await buyer(), showId, { quantity: 2, section: 'A' });
     expect(next.body.seatIds.every((id: string) => id.startsWith('A-1-'))).toBe(true);
 
@@ -62,6 +64,31 @@ describe('best-available over HTTP', () => {
     expect(circle.body.seatIds.every((id: string) => id.startsWith('B-1-'))).toBe(true);
     const back = await best(await buyer(), showId, { quantity: 2, section: 'B', near: { section: 'B', row: 3, number: 8 } });
     expect(back.body).toMatchObject({ seatIds: ['B-3-7', 'B-3-8'], adjacent: true });
+  });
+
+  it('ranks seats by their distance to the stage as the show\'s geometry draws it: the stalls\' second row before the balcony\'s first', async () => {
+    // The demo show's map: the stalls in front, the balcony behind.
+    const showId = await createShow(admin, {
+      sections: [
+        { id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 20, priceCents: 12800 },
+        { id: 'B', name: 'Balcony', rows: 5, seatsPerRow: 16, priceCents: 6800 },
+      ],
+    });
+    const show = await admin.request('GET', `/api/v1/shows/${showId}`);
+    expect(show.body.geometry).toEqual({
+      cols: 20, rows: 21, stage: { x: 4, y: 0, width: 12 },
+      sections: [{ id: 'A', x: 0, y: 2 }, { id: 'B', x: 2, y: 16 }],
+    });
+    const first = await best(await buyer(), showId, { quantity: 2 });
+    expect(first.body.seatIds).toEqual(['A-1-10', 'A-1-11']);
+    // The whole front row of the stalls goes: the next pair is the second row's centre.
+    const front = Array.from({ length: 20 }, (_, i) => `A-1-${i + 1}`).filter((id) => !first.body.seatIds.includes(id));
+    for (let i = 0; i < front.length; i += 6) expect((await (await buyer()).request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: front.slice(i, i + 6) })).status).toBe(201);
+    const next = await best(await buyer(), showId, { quantity: 2 });
+    expect(next.body.seatIds).toEqual(['A-2-10', 'A-2-11']);
+    // Asked for the balcony, the balcony's front centre.
+    const balcony = await best(await buyer(), showId, { quantity: 2, section: 'B' });
+    expect(balcony.body.seatIds).toEqual(['B-1-8', 'B-1-9']);
   });
 
   it('says the seats are not together when only scattered seats are left and the buyer allows them; refuses them otherwise', async () => {

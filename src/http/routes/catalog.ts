@@ -10,6 +10,7 @@ import type { HttpDeps } from '../deps.js';
 import { roleGuard, requireRole } from '../auth.js';
 import { ifNoneMatchMatches } from '../conditional.js';
 import { NewShowBody, PageQuery, ShowParams, errorResponses, type SectionBody } from '../schemas.js';
+import { VenueGeometrySchema } from '../venue-geometry-schema.js';
 
 const Show = Type.Object({
   showId: Type.String(),
@@ -92,7 +93,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       tags: ['catalog'],
       summary: 'One show, its sale status and seat counts',
       params: ShowParams,
-      response: { 200: Type.Intersect([Show, Type.Object({ seatCounts: Type.Record(Type.String(), Type.Integer()) })]), ...errorResponses(404) },
+      response: { 200: Type.Intersect([Show, Type.Object({ seatCounts: Type.Record(Type.String(), Type.Integer()), geometry: Type.Optional(VenueGeometrySchema) })]), ...errorResponses(404) },
     },
   }, async (request) => getShow(ctx, request.params.showId));
 
