@@ -43,7 +43,7 @@ export interface ClaimBestAvailableInput extends ClaimBase {
   readonly quantity: number;
   /** Only this section (a SEATED section sold by SEAT); any such section when absent. */
   readonly sectionId?: string;
-  /** The point to sit nearest; the front-centre of each section when absent. */
+  /** The seat to sit nearest; the stage's front-centre on the map as drawn (domain venueGeometry) when absent. */
   readonly near?: SeatPoint;
   /** true: only a run of `quantity` side-by-side seats in one row will do (else NOT_ENOUGH_SEATS). */
   readonly adjacentOnly: boolean;
@@ -120,8 +120,9 @@ export interface InventoryStore {
   /**
    * Chooses and claims `quantity` seats, deciding against the current state:
    * 1. rows = domain candidateRows(show.seatMap, {section, near}) — rows of SEATED sections sold
-   *    by SEAT, nearest the preferred point first;
-   * 2. read the free seats of the next window of those rows (growing steps, at most
+   *    by SEAT, across sections, nearest the preferred point first (the stage's front-centre on
+   *    the map as drawn, or `near`);
+   * 2. read the free seats of the next window of those rows, each row once (growing steps, at most
    *    limits.bestAvailableRowsMax rows at a time), without locks;
    * 3. domain chooseBestAvailable(show.seatMap, thoseSeats, {quantity, section, near,
    *    adjacentOnly, accessibleMin}); while it finds nothing, or an unread row could hold a
