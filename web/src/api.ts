@@ -92,6 +92,20 @@ export interface Show {
   readonly capacity: number;
   readonly sections: readonly ShowSection[];
   readonly seatCounts?: Readonly<Record<string, number>>;
+  /** Where the map draws each section and the stage (GET /shows/{id}); older servers send none. */
+  readonly geometry?: VenueGeometry;
+}
+
+/**
+ * The server's venue geometry, in seat cells: seat n of row r of a section is the cell
+ * (x + n - 1, y + r - 1); the stage's front edge runs from stage.x to stage.x + stage.width at
+ * stage.y. Best available measures each seat's distance to the stage on this same picture.
+ */
+export interface VenueGeometry {
+  readonly cols: number;
+  readonly rows: number;
+  readonly stage: { readonly x: number; readonly y: number; readonly width: number };
+  readonly sections: readonly { readonly id: string; readonly x: number; readonly y: number }[];
 }
 
 export interface Hold {

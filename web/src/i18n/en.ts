@@ -192,6 +192,11 @@ export const en = {
   // == catalog, readme, pdf ==
   // == end catalog, readme, pdf ==
   // == best available ==
+  bestNearStage: 'Seats nearest the stage first, side by side where possible.',
+  bestSection: 'Section',
+  bestAnySection: 'Any section',
+  bestSectionOption: '{section} ({price})',
+  bestSectionSoldOut: '{section} (sold out)',
   // == end best available ==
 } as const;
 

@@ -185,5 +185,10 @@ export const zhCN: Record<MessageKey, string> = {
   // == catalog, readme, pdf ==
   // == end catalog, readme, pdf ==
   // == best available ==
+  bestNearStage: '优先选离舞台最近的座位，尽量相邻。',
+  bestSection: '区域',
+  bestAnySection: '任意区域',
+  bestSectionOption: '{section}（{price}）',
+  bestSectionSoldOut: '{section}（已售罄）',
   // == end best available ==
 };

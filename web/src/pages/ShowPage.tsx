@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, capacityOf, isCounted, serverNow, type Hold, type Order, type Show, type ShowSection } from '../api';
+import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Hold, type Order, type Show, type ShowSection } from '../api';
 import { dateTime, duration, money } from '../format';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
@@ -7,6 +7,7 @@ import { navigate } from '../router';
 import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
+import { BestAvailable } from './BestAvailable';
 
 const seatsPerHoldMax = 10;
 
@@ -38,7 +39,6 @@ function Booking({ seats }: { seats: LiveSeats }) {
   const [hold, setHold] = useState<Hold | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const [quantity, setQuantity] = useState(2);
   const selectedRef = useRef(selected);
   selectedRef.current = selected;
   const holdRef = useRef(hold);
@@ -99,7 +99,9 @@ function Booking({ seats }: { seats: LiveSeats }) {
       setSelected(new Set());
       setMessage(null);
     } catch (e) {
-      setMessage('section' in body ? holdError(e, t('notEnoughPlaces')) : holdError(e));
+      // Places of a counted section, or seats (best available may name a seated section too).
+      const places = 'section' in body && show.sections.some((s) => isCounted(s) && s.id === (body as { section: unknown }).section);
+      setMessage(places ? holdError(e, t('notEnoughPlaces')) : holdError(e));
       // Seats lost while we asked leave the selection.
       setSelected((s) => new Set([...s].filter((i) => seats.statuses[i] === 0)));
     } finally {
@@ -191,18 +193,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
                 onClick={() => void place({ seatIds: [...selected].map((i) => layout.seatIds[i]) })}>
                 {t('holdSelected', { n: selected.size })}{selected.size > 0 ? ` · ${money(selectedTotal)}` : ''}
               </button>
-              <h2>{t('bestAvailable')}</h2>
-              <div class="row">
-                <label>
-                  {t('quantity')}{' '}
-                  <select value={quantity} onChange={(e) => setQuantity(Number((e.target as HTMLSelectElement).value))}>
-                    {Array.from({ length: seatsPerHoldMax }, (_, k) => k + 1).map((n) => <option key={n} value={n}>{n}</option>)}
-                  </select>
-                </label>
-                <button type="button" data-testid="hold-best" disabled={!onSale || busy || counts[0] === 0} onClick={() => void place({ quantity })}>
-                  {t('holdBest', { n: quantity })}
-                </button>
-              </div>
+              <BestAvailable sections={mapSections(show.sections)} left={left} max={seatsPerHoldMax} disabled={!onSale || busy || counts[0] === 0}
+                onFind={(request) => void place(request)} />
               </>}
               {!onSale && <p class="muted">{t('saleNotOpen')}</p>}
             </>

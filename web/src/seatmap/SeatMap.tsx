@@ -241,11 +241,12 @@ function makeRenderer(
       ctx.fillRect(0, 0, cssW, top + layout.rows * cell + padPx);
       // Stage, and section names where there is room.
       ctx.fillStyle = '#d9d9d9';
-      ctx.fillRect(cssW * 0.2, padPx, cssW * 0.6, stagePx - 10);
+      // Where the venue geometry puts it: best available measures from the middle of its front edge.
+      ctx.fillRect(padPx + layout.stage.x * cell, padPx, layout.stage.width * cell, stagePx - 10);
       ctx.fillStyle = '#222222';
       ctx.font = '12px system-ui, sans-serif';
       ctx.textAlign = 'center';
-      ctx.fillText(t('stage'), cssW / 2, padPx + 14);
+      ctx.fillText(t('stage'), padPx + (layout.stage.x + layout.stage.width / 2) * cell, padPx + 14);
       ctx.textAlign = 'left';
       if (cell >= 4) {
         ctx.font = `${Math.min(14, cell * 1.5)}px system-ui, sans-serif`;

@@ -1,6 +1,7 @@
-import type { Section } from '../api';
+import type { Section, VenueGeometry } from '../api';
+import { previewGeometry } from './preview-geometry';
 
-/** Where every seat sits on a grid of cells, sections packed left to right, to scale. */
+/** Where every seat sits on a grid of cells, to scale, as the server's venue geometry places the sections. */
 export interface SeatLayout {
   readonly seatIds: readonly string[];
   readonly index: ReadonlyMap<string, number>;
@@ -15,6 +16,8 @@ export interface SeatLayout {
   /** Seat index per cell, -1 for an aisle. */
   readonly grid: Int32Array;
   readonly sections: readonly SectionBox[];
+  /** The stage's front edge, in cells (drawn above the grid). */
+  readonly stage: VenueGeometry['stage'];
 }
 
 export interface SectionBox {
@@ -24,48 +27,21 @@ export interface SectionBox {
   readonly tier: number;
 }
 
-/** Empty cells between sections, and above each (room for its label). */
-const gapCells = 2;
-const labelCells = 2;
-
 /**
  * Seat ids come in the server's order (compact map); a preview passes none and gets every seat.
- * Ids are `<section>-<row>-<number>`, which is all the position a seat needs.
+ * Ids are `<section>-<row>-<number>`, which is all the position a seat needs beside the section's
+ * place. The places come from the server (`geometry`, the picture best available measures on);
+ * a preview of a show not created yet packs them the same way here.
  */
-export function buildLayout(sections: readonly Section[], seatIds?: readonly string[]): SeatLayout {
-  const total = sections.reduce((n, s) => n + s.rows * s.seatsPerRow, 0);
-  const widest = Math.max(...sections.map((s) => s.seatsPerRow));
-  // A roughly 2:1 map for big venues, never narrower than the widest section.
-  const targetWidth = Math.max(widest, Math.ceil(Math.sqrt(total * 2.5)));
-  const boxes: SectionBox[] = [];
+export function buildLayout(sections: readonly Section[], seatIds?: readonly string[], geometry: VenueGeometry = previewGeometry(sections)): SeatLayout {
   const prices = [...new Set(sections.map((s) => s.priceCents))].sort((a, b) => b - a);
-  let cx = 0;
-  let cy = 0;
-  let lineHeight = 0;
-  let cols = 0;
-  const lines: SectionBox[][] = [[]];
-  for (const spec of sections) {
-    if (cx > 0 && cx + spec.seatsPerRow > targetWidth) {
-      cy += lineHeight + gapCells;
-      cx = 0;
-      lineHeight = 0;
-      lines.push([]);
-    }
-    const box = { spec, x: cx, y: cy + labelCells, tier: prices.indexOf(spec.priceCents) };
-    boxes.push(box);
-    lines.at(-1)?.push(box);
-    cx += spec.seatsPerRow + gapCells;
-    lineHeight = Math.max(lineHeight, spec.rows + labelCells);
-    cols = Math.max(cols, cx - gapCells);
-  }
-  const rows = cy + lineHeight;
-  // Centre each line of sections, as a stage-facing hall would be.
-  const centred = lines.flatMap((line) => {
-    const width = line.reduce((w, b) => w + b.spec.seatsPerRow, 0) + gapCells * (line.length - 1);
-    const shift = Math.floor((cols - width) / 2);
-    return line.map((b) => ({ ...b, x: b.x + shift }));
+  const places = new Map(geometry.sections.map((p) => [p.id, p]));
+  const { cols, rows } = geometry;
+  const boxes = sections.flatMap((spec): SectionBox[] => {
+    const place = places.get(spec.id);
+    return place === undefined ? [] : [{ spec, x: place.x, y: place.y, tier: prices.indexOf(spec.priceCents) }];
   });
-  const bySection = new Map(centred.map((b, i) => [b.spec.id, { box: b, i }]));
+  const bySection = new Map(boxes.map((b, i) => [b.spec.id, { box: b, i }]));
   const ids = seatIds ?? sections.flatMap((s) => {
     const out: string[] = [];
     for (let r = 1; r <= s.rows; r++) for (let n = 1; n <= s.seatsPerRow; n++) out.push(`${s.id}-${r}-${n}`);
@@ -90,7 +66,7 @@ export function buildLayout(sections: readonly Section[], seatIds?: readonly str
     y[i] = found.box.y + Number(r) - 1;
     grid[(y[i] as number) * cols + (x[i] as number)] = i;
   });
-  return { seatIds: ids, index, x, y, section, row, number, cols, rows, grid, sections: centred };
+  return { seatIds: ids, index, x, y, section, row, number, cols, rows, grid, sections: boxes, stage: geometry.stage };
 }
 
 /** Status codes, as in the compact map: A H S R. */

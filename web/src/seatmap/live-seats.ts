@@ -100,7 +100,8 @@ export class LiveSeats {
         ids.push(id);
       }
     });
-    const seats = new LiveSeats(show, buildLayout(drawn, ids), Int32Array.from(positions));
+    // Sections where the server places them (the picture best available measures on).
+    const seats = new LiveSeats(show, buildLayout(drawn, ids, show.geometry), Int32Array.from(positions));
     seatMapTimings.layoutMs = performance.now() - t0;
     seats.take(map.body, map.epoch);
     seats.connect();
