@@ -22,7 +22,7 @@ beforeAll(async () => {
 afterAll(async () => t.close());
 
 describe('an account the store no longer has', () => {
-  const ghost = () => createTokenService(t.node.config.secrets.jwt, 3600).issue({ userId: 'usr_gone0000000000000000', username: 'ghost', role: 'BUYER' });
+  const ghost = () => createTokenService(t.node.config.secrets.jwt, 3600).issue({ userId: 'usr_gone0000000000000000', username: 'ghost', role: 'BUYER', passwordHash: 'none', createdAt: 0 });
 
   it('cannot hold seats, places or best-available seats: 401, nothing held', async () => {
     const api = new ApiClient(t.node.app, ghost());
