@@ -63,6 +63,7 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
     url: database.url,
     schema: database.schema,
     poolMax: database.poolMax,
+    checkoutPoolMax: database.checkoutPoolMax,
     connectTimeoutMs: database.connectTimeoutMs,
     idleTimeoutMs: database.idleTimeoutMs,
     lockTimeoutMs: database.lockTimeoutMs,
@@ -167,6 +168,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   }
 
   let jobs: BackgroundJobs | null = null;
+  let listening = false;
   return {
     app,
     sandbox,
@@ -175,6 +177,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
       if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      listening = true;
       sandbox?.start();
       jobs = startBackgroundJobs(ctx, {
         expirySweepMs: config.expirySweepMs,
@@ -186,6 +189,8 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     },
     async stop() {
       jobs?.stop();
+      // Callbacks go to this very listener: deliver the decided ones while it still answers.
+      if (listening) await sandbox?.drain(limits.sandboxDrainMsMax);
       await release();
     },
   };

@@ -57,7 +57,10 @@ export type DatabaseConfig =
     readonly kind: 'postgres';
     readonly url: string;
     readonly schema: string;
+    /** Connections of the rush lane: claims, catalog and seat-map reads, accounts. */
     readonly poolMax: number;
+    /** Connections of the checkout lane, a pool of its own: orders, payments, ticketing, expiry. */
+    readonly checkoutPoolMax: number;
     readonly connectTimeoutMs: number;
     readonly idleTimeoutMs: number;
     readonly lockTimeoutMs: number;
@@ -181,6 +184,7 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
     url,
     schema,
     poolMax: int(env, 'TICKETRUSH_DATABASE_POOL_MAX', 10, 1, 1000),
+    checkoutPoolMax: int(env, 'TICKETRUSH_DATABASE_CHECKOUT_POOL_MAX', 5, 1, 1000),
     connectTimeoutMs: int(env, 'TICKETRUSH_DATABASE_CONNECT_TIMEOUT_MS', 2_000, 100, 60_000),
     idleTimeoutMs: int(env, 'TICKETRUSH_DATABASE_IDLE_TIMEOUT_MS', 10_000, 1_000, 3_600_000),
     lockTimeoutMs: int(env, 'TICKETRUSH_DATABASE_LOCK_TIMEOUT_MS', 500, 10, 60_000),

@@ -19,6 +19,8 @@ export const appErrorCodes = [
   'RATE_LIMITED',
   'BUSY',
   'SECTION_NOT_FOUND',
+  /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
+  'UNAUTHORIZED',
 ] as const;
 
 /**

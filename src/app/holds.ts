@@ -1,5 +1,6 @@
-import { checkClaimRequest, extendHold, isCounted, releaseHold as releaseByOwner, seatLimitOf, type Hold, type SeatPoint } from '../domain/index.js';
-import type { ClaimBase, ClaimOutcome } from '../ports/engine/index.js';
+import { checkClaimRequest, extendHold, isCounted, releaseHold as releaseByOwner, seatLimitOf, type Hold, type SeatPoint, type Show } from '../domain/index.js';
+import { StoreBusyError, type ClaimBase, type ClaimOutcome } from '../ports/engine/index.js';
+import type { ShowSeats } from './seat-map-cache.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -74,6 +75,22 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
     userUnitsMax: seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault),
   };
   let outcome: ClaimOutcome;
+  try {
+    outcome = await claim(ctx, entry, show, base, request);
+  } catch (error) {
+    // A claim writes the hold for the token's user; a user the store does not know (a token that
+    // outlived its account, e.g. a database reset under the same signing secret) fails the
+    // storage's foreign key. Asked only on this failure path, so a claim costs nothing more.
+    if (!(error instanceof StoreBusyError) && (await ctx.store.getUser(command.userId)) === null) {
+      throw new AppError('UNAUTHORIZED', 'this account no longer exists; sign in again');
+    }
+    throw error;
+  }
+  return placed(ctx, outcome, request);
+}
+
+async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimBase, request: HoldRequest): Promise<ClaimOutcome> {
+  let outcome: ClaimOutcome;
   if (request.kind === 'seats') {
     // Seats of a section sold by quantity are picked at ticketing; no one may name them.
     const counted = new Set(show.seatMap.sections.filter(isCounted).map((s) => s.id));
@@ -103,7 +120,7 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
       });
     }
   }
-  return placed(ctx, outcome, request);
+  return outcome;
 }
 
 function placed(ctx: AppContext, outcome: ClaimOutcome, request: HoldRequest): PlacedHold {

@@ -29,6 +29,11 @@ export const limits = Object.freeze({
   /** The longest we wait on one call to the payment provider. */
   providerCallMsMax: 15_000,
   /**
+   * On SIGTERM, how long the sandbox may take to deliver the verdicts it already decided before
+   * the listener closes (what is left is re-sent at the next start).
+   */
+  sandboxDrainMsMax: 5_000,
+  /**
    * A key still IN_FLIGHT after this long belongs to a request that died with its process (the
    * provider call it waits on is bounded by providerCallMsMax), so a retry may take the key over.
    */

@@ -26,5 +26,6 @@ export class PaymentProviderError extends Error {
 
 /** Only the sandbox has this: it lets a buyer (or a test) play the card holder. */
 export interface PaymentSimulator {
-  simulate(paymentId: string, outcome: 'SUCCEEDED' | 'FAILED'): Promise<void>;
+  /** 'UNKNOWN': this provider has no such payment (another process's sandbox, or a reset ledger). */
+  simulate(paymentId: string, outcome: 'SUCCEEDED' | 'FAILED'): Promise<'ACCEPTED' | 'UNKNOWN'>;
 }

@@ -24,7 +24,7 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
     const schema = uniqueSchemaName();
     schemas.push(schema);
     const store = await openPgStore({
-      url, schema, poolMax: 4, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3,
+      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3,
       lockTimeoutMs: overrides.lockTimeoutMs ?? 200, statementTimeoutMs: overrides.statementTimeoutMs ?? 5_000,
     });
     closers.push(() => store.close());

@@ -32,6 +32,12 @@ interface LedgerRow { payment_id: string; order_id: string; amount_cents: number
  */
 export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
   start(): void;
+  /**
+   * Before the listener closes (SIGTERM): verdicts already decided but not yet acknowledged are
+   * delivered now instead of at their random delay, and the deliveries in flight are awaited, at
+   * most `boundMs`. What is still unacknowledged then is re-sent at the next start.
+   */
+  drain(boundMs: number): Promise<void>;
   stop(): void;
   /** Fault injection for drills and tests: while unavailable, every call fails as an outage would. */
   setAvailable(available: boolean): void;
@@ -56,6 +62,9 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS sandbox_payments_idempotency ON sandbox_payments (idempotency_key)');
   const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
   const timers = new Set<NodeJS.Timeout>();
+  /** Deliveries waiting for their delay, by timer, so drain() can send them at once. */
+  const waiting = new Map<NodeJS.Timeout, () => void>();
+  const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let available = true;
   let callDelayMs = 0;
@@ -69,17 +78,19 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
     if (stopped) return;
     const timer = setTimeout(() => {
       timers.delete(timer);
+      waiting.delete(timer);
       fn();
     }, ms);
     timer.unref();
     timers.add(timer);
+    waiting.set(timer, fn);
   };
 
   const deliver = (paymentId: string, attempt: number): void => {
     const row = get.get(paymentId) as LedgerRow | undefined;
     if (row === undefined || stopped || callbacksLost) return;
     const body = JSON.stringify({ paymentId, orderId: row.order_id, status: row.status, amountCents: row.amount_cents });
-    fetch(options.callbackUrl(), {
+    const sent = fetch(options.callbackUrl(), {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-ticketrush-signature': signWebhook(options.secret, body, Math.floor(Date.now() / 1000)) },
       body,
@@ -92,7 +103,9 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
       .catch((error: unknown) => {
         options.onDeliveryError?.(paymentId, error);
         if (attempt < options.deliveryAttemptsMax) later(options.retryBaseDelayMs * 2 ** (attempt - 1), () => deliver(paymentId, attempt + 1));
-      });
+      })
+      .finally(() => inFlight.delete(sent));
+    inFlight.add(sent);
   };
 
   const scheduleDelivery = (paymentId: string): void => {
@@ -125,9 +138,21 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
     async simulate(paymentId, outcome) {
       const changes = db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`).run(outcome, paymentId).changes;
       const row = get.get(paymentId) as LedgerRow | undefined;
-      if (row === undefined) throw new PaymentProviderError('no such sandbox payment');
+      if (row === undefined) return 'UNKNOWN';
       // Paying again re-sends the verdict the provider already has, exactly like a retried webhook.
       if (changes === 1 || row.status === outcome) scheduleDelivery(paymentId);
+      return 'ACCEPTED';
+    },
+    async drain(boundMs) {
+      const due = [...waiting];
+      for (const [timer] of due) {
+        clearTimeout(timer);
+        timers.delete(timer);
+        waiting.delete(timer);
+      }
+      for (const [, fn] of due) fn();
+      const bound = sleep(boundMs, undefined, { ref: false });
+      await Promise.race([Promise.allSettled([...inFlight]), bound]);
     },
     start() {
       const undelivered = db.prepare(`SELECT payment_id FROM sandbox_payments WHERE delivered = 0 AND status IN ('SUCCEEDED','FAILED')`).all() as { payment_id: string }[];

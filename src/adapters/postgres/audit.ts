@@ -45,7 +45,7 @@ export function pgAudit(db: PgDb): AuditStore {
       });
     },
     async auditPending(now) {
-      const { rows } = await db.pool.query<{ paid: number; refund: number; overdue: number; pending: number }>(
+      const { rows } = await db.query<{ paid: number; refund: number; overdue: number; pending: number }>(
         `SELECT (SELECT count(*) FROM orders WHERE status = 'PAID')::int AS paid,
                 (SELECT count(*) FROM payments WHERE status = 'REFUND_PENDING')::int AS refund,
                 (SELECT count(*) FROM holds WHERE status = 'ACTIVE' AND expires_at <= $1)::int AS overdue,

@@ -26,7 +26,7 @@ function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null>
   return async (showId) => {
     const cached = cache.get(showId);
     if (cached !== undefined) return cached;
-    const { rows } = await db.pool.query<{ seat_map: string }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId]);
+    const { rows } = await db.query<{ seat_map: string }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId]);
     if (rows[0] === undefined) return null;
     const seatMap = JSON.parse(rows[0].seat_map) as SeatMapSpec;
     if (cache.size > 10_000) cache.clear();

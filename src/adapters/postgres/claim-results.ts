@@ -6,7 +6,7 @@ import type { SeatStatementResult } from './claim-statements.js';
 /** What the claims of the PostgreSQL adapter answer with: the new hold, its lines, its seat changes. */
 
 /** The buyer's units of a show, for the refusal PURCHASE_LIMIT_REACHED. */
-export async function unitsOf(c: pg.ClientBase | pg.Pool, userId: string, showId: string): Promise<number> {
+export async function unitsOf(c: pg.ClientBase, userId: string, showId: string): Promise<number> {
   const { rows } = await c.query<{ units: number }>('SELECT units FROM user_show_units WHERE user_id = $1 AND show_id = $2', [userId, showId]);
   return rows[0]?.units ?? 0;
 }

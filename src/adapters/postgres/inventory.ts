@@ -4,7 +4,7 @@ import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../
 import { pgBestAvailable } from './best-available.js';
 import { heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
-import { unexpected, type PgDb } from './db.js';
+import { unexpected, type PgLanes } from './db.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
 import { giveBack, insertHold, moveUserUnits, refuse, takeSeats, takeUnits, takeUserUnits } from './stock.js';
 
@@ -25,7 +25,14 @@ async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: reado
   return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
 }
 
-export function pgInventory(db: PgDb): InventoryStore {
+/**
+ * Claims run in the rush lane; ending, extending and reading holds in the checkout lane (db.ts):
+ * the release of a hold and the expiry sweep are how seats come back, so a rush of claims must
+ * not starve them.
+ */
+export function pgInventory(lanes: PgLanes): InventoryStore {
+  const db = lanes.rush;
+  const checkout = lanes.checkout;
   return {
     // The common case is one statement (claim-statements.ts): every seat free, nobody else taking
     // it. Otherwise a READ COMMITTED transaction of conditional writes decides: (1) the seats are
@@ -40,7 +47,7 @@ export function pgInventory(db: PgDb): InventoryStore {
       const fast = await db.statement('claimSeats', (c) => claimSeatsStatement(c, input, input.seatIds));
       if (fast.ok && fast.value.complete) {
         const r = fast.value;
-        if (r.units === null) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(db.pool, input.userId, input.showId) };
+        if (r.units === null) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await db.read((c) => unitsOf(c, input.userId, input.showId)) };
         return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: false, changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
       }
       if (!fast.ok && !(fast.kind === 'unique' && fast.constraint === 'hold_lines_one_live_claim')) return unexpected('claimSeats', fast);
@@ -93,7 +100,7 @@ export function pgInventory(db: PgDb): InventoryStore {
           const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
           return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } };
         }
-        if (fast.value.picked) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await unitsOf(db.pool, input.userId, input.showId) };
+        if (fast.value.picked) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await db.read((c) => unitsOf(c, input.userId, input.showId)) };
         // Every bucket with enough was locked by another claim at that instant: try again in a
         // moment. Locking every bucket instead (below) would make the claims that follow find them
         // all locked too, and one busy moment would turn into a queue on the whole section.
@@ -126,7 +133,7 @@ export function pgInventory(db: PgDb): InventoryStore {
     // Everything else (counter, seats, buckets, the unpaid order) follows inside the same
     // transaction, in the lock order of stock.ts.
     async lapseHold(input) {
-      const result = await db.tx('lapseHold', async (c) => {
+      const result = await checkout.tx('lapseHold', async (c) => {
         const to = input.event === 'RELEASE' ? 'RELEASED' : 'EXPIRED';
         const { rows } = await c.query<HoldRow>(
           `UPDATE holds SET status = $2::text WHERE hold_id = $1 AND status = 'ACTIVE'
@@ -155,7 +162,7 @@ export function pgInventory(db: PgDb): InventoryStore {
 
     // One conditional UPDATE on the expected expiry and extension count: of two extensions one wins.
     async extendHold(input) {
-      const result = await db.tx('extendHold', async (c) => {
+      const result = await checkout.tx('extendHold', async (c) => {
         const { rows } = await c.query<HoldRow>(
           `UPDATE holds SET expires_at = $4, extensions = $5
            WHERE hold_id = $1 AND status = 'ACTIVE' AND expires_at = $2 AND extensions = $3 RETURNING *`,
@@ -171,7 +178,7 @@ export function pgInventory(db: PgDb): InventoryStore {
     },
 
     async getHold(holdId) {
-      return db.read(async (c) => {
+      return checkout.read(async (c) => {
         const { rows } = await c.query<HoldRow>('SELECT * FROM holds WHERE hold_id = $1', [holdId]);
         const [hold] = await loadHolds(c, rows);
         return hold ?? null;
@@ -179,7 +186,7 @@ export function pgInventory(db: PgDb): InventoryStore {
     },
 
     async overdueHolds(now, after, limit) {
-      return db.read(async (c) => {
+      return checkout.read(async (c) => {
         const { rows } = after === null
           ? await c.query<HoldRow>("SELECT * FROM holds WHERE status = 'ACTIVE' AND expires_at <= $1 ORDER BY expires_at, hold_id COLLATE \"C\" LIMIT $2", [now, limit])
           : await c.query<HoldRow>(

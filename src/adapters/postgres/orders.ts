@@ -5,7 +5,7 @@ import { unexpected, type PgDb } from './db.js';
 import { toOrder, type OrderRow } from './rows.js';
 
 /** Keyset page of rows in `status` by (updated_at, id): the background passes' access path. */
-export async function byStatusPage<R>(c: pg.ClientBase | pg.Pool, table: 'orders' | 'payments', status: string, updatedBefore: number, after: KeysetPosition | null, limit: number): Promise<R[]> {
+export async function byStatusPage<R>(c: pg.ClientBase, table: 'orders' | 'payments', status: string, updatedBefore: number, after: KeysetPosition | null, limit: number): Promise<R[]> {
   const id = table === 'orders' ? 'order_id' : 'payment_id';
   const { rows } = after === null
     ? await c.query(`SELECT * FROM ${table} WHERE status = $1 AND updated_at <= $2 ORDER BY updated_at, ${id} COLLATE "C" LIMIT $3`, [status, updatedBefore, limit])
@@ -17,7 +17,7 @@ export async function byStatusPage<R>(c: pg.ClientBase | pg.Pool, table: 'orders
 
 export function pgOrders(db: PgDb): OrderStore {
   const orderWhere = async (sql: string, params: unknown[]): Promise<Order | null> => {
-    const { rows } = await db.pool.query<OrderRow>(sql, params);
+    const { rows } = await db.query<OrderRow>(sql, params);
     return rows[0] === undefined ? null : toOrder(rows[0]);
   };
 
@@ -101,11 +101,11 @@ export function pgOrders(db: PgDb): OrderStore {
     getOrderByKey: (userId, key) => orderWhere('SELECT * FROM orders WHERE user_id = $1 AND idempotency_key = $2', [userId, key]),
     liveOrderOfHold: (holdId) => orderWhere("SELECT * FROM orders WHERE hold_id = $1 AND status NOT IN ('CANCELLED','REFUNDED')", [holdId]),
     async listOrdersByUser(userId, page) {
-      const { rows } = await db.pool.query<OrderRow>('SELECT * FROM orders WHERE user_id = $1 ORDER BY created_at DESC, order_id COLLATE "C" LIMIT $2 OFFSET $3', [userId, page.limit, page.offset]);
+      const { rows } = await db.query<OrderRow>('SELECT * FROM orders WHERE user_id = $1 ORDER BY created_at DESC, order_id COLLATE "C" LIMIT $2 OFFSET $3', [userId, page.limit, page.offset]);
       return rows.map(toOrder);
     },
     async ordersByStatus(status: OrderStatus, updatedBefore, after, limit) {
-      return (await byStatusPage<OrderRow>(db.pool, 'orders', status, updatedBefore, after, limit)).map(toOrder);
+      return (await db.read((c) => byStatusPage<OrderRow>(c, 'orders', status, updatedBefore, after, limit))).map(toOrder);
     },
   };
 }

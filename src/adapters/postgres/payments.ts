@@ -126,11 +126,11 @@ export function pgPayments(db: PgDb): PaymentStore {
     },
 
     async getPayment(paymentId) {
-      const { rows } = await db.pool.query<PaymentRow>('SELECT * FROM payments WHERE payment_id = $1', [paymentId]);
+      const { rows } = await db.query<PaymentRow>('SELECT * FROM payments WHERE payment_id = $1', [paymentId]);
       return rows[0] === undefined ? null : toPayment(rows[0]);
     },
     async paymentsByStatus(status: PaymentStatus, updatedBefore, after, limit) {
-      return (await byStatusPage<PaymentRow>(db.pool, 'payments', status, updatedBefore, after, limit)).map(toPayment);
+      return (await db.read((c) => byStatusPage<PaymentRow>(c, 'payments', status, updatedBefore, after, limit))).map(toPayment);
     },
   };
 }

@@ -1,6 +1,7 @@
+import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
-import { createPgDb } from './db.js';
+import { createPgLanes, type PgLanes } from './db.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
@@ -14,6 +15,13 @@ import { pgIdempotency, pgUsers } from './users.js';
 export interface PgStoreOptions extends PgPoolOptions {
   /** Extra attempts after a serialization failure or deadlock. */
   readonly retriesMax: number;
+  /** Connections of the checkout lane's own pool (db.ts); `poolMax` is the rush lane's. */
+  readonly checkoutPoolMax: number;
+}
+
+/** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
+export interface PgStore extends Store {
+  readonly pools: Readonly<Record<keyof PgLanes, pg.Pool>>;
 }
 
 /**
@@ -21,30 +29,32 @@ export interface PgStoreOptions extends PgPoolOptions {
  * transaction of conditional statements (each operation's comment says why that is enough when
  * transactions run side by side). Opening runs the migrations (advisory-locked, see migrate.ts).
  */
-export async function openPgStore(options: PgStoreOptions): Promise<Store> {
-  const pool = createPgPool(options);
+export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
+  const pools = { rush: createPgPool(options), checkout: createPgPool({ ...options, poolMax: options.checkoutPoolMax }) };
+  const end = () => Promise.all([pools.rush.end(), pools.checkout.end()]).then(() => undefined);
   try {
-    await migratePg(pool, options.schema, pgMigrations);
+    await migratePg(pools.checkout, options.schema, pgMigrations);
   } catch (error) {
-    await pool.end();
+    await end();
     throw error;
   }
-  const db = createPgDb(pool, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
+  const lanes = createPgLanes(pools, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
   let closed: Promise<void> | null = null;
   return {
-    ...pgUsers(db),
-    ...pgShows(db),
-    ...pgInventory(db),
-    ...pgOrders(db),
-    ...pgPayments(db),
-    ...pgTickets(db),
-    ...pgIdempotency(db),
-    ...pgAudit(db),
+    ...pgUsers(lanes.rush),
+    ...pgShows(lanes.rush),
+    ...pgInventory(lanes),
+    ...pgOrders(lanes.checkout),
+    ...pgPayments(lanes.checkout),
+    ...pgTickets(lanes.checkout),
+    ...pgIdempotency(lanes.checkout),
+    ...pgAudit(lanes.checkout),
+    pools,
     async ping() {
-      await pool.query('SELECT 1');
+      await lanes.checkout.query('SELECT 1');
     },
     close() {
-      closed ??= pool.end();
+      closed ??= end();
       return closed;
     },
   };

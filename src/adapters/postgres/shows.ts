@@ -62,14 +62,14 @@ export function pgShows(db: PgDb): ShowStore {
       // autovacuum would see it only later, and until then plans rest on the old figures.
       // The show is committed either way: statistics that cannot be refreshed now (a busy
       // database) are autovacuum's to refresh later, not a failure to report to the organizer.
-      await db.pool.query('ANALYZE seats, sections, stock_buckets').catch(() => undefined);
+      await db.query('ANALYZE seats, sections, stock_buckets').catch(() => undefined);
     },
     async getShow(showId) {
-      const { rows } = await db.pool.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);
+      const { rows } = await db.query<ShowRow>('SELECT * FROM shows WHERE show_id = $1', [showId]);
       return rows[0] === undefined ? null : toShow(rows[0]);
     },
     async listShows(page, now) {
-      const { rows } = await db.pool.query<ShowRow>(
+      const { rows } = await db.query<ShowRow>(
         `SELECT * FROM shows ORDER BY
            CASE WHEN $1 < sale_starts_at THEN 1 WHEN $1 < sale_ends_at THEN 0 ELSE 2 END,
            CASE WHEN $1 < sale_starts_at THEN sale_starts_at WHEN $1 < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
@@ -88,7 +88,7 @@ export function pgShows(db: PgDb): ShowStore {
     },
     // Keyset page over the primary key (show_id, seat_id): one index range read of `limit` rows.
     async seatStates(showId, afterSeatId, limit) {
-      const { rows } = await db.pool.query<Pick<SeatRow, 'seat_id' | 'status' | 'version'>>(
+      const { rows } = await db.query<Pick<SeatRow, 'seat_id' | 'status' | 'version'>>(
         'SELECT seat_id, status, version FROM seats WHERE show_id = $1 AND seat_id > $2 ORDER BY seat_id LIMIT $3',
         [showId, afterSeatId ?? '', Math.min(limit, limits.seatStatePageMax)]);
       return rows.map((r) => ({ seatId: r.seat_id, status: r.status, version: Number(r.version) }));

@@ -105,20 +105,20 @@ export function pgTickets(db: PgDb): TicketStore {
     },
 
     async getTicket(ticketId) {
-      const { rows } = await db.pool.query<TicketRow>('SELECT * FROM tickets WHERE ticket_id = $1', [ticketId]);
+      const { rows } = await db.query<TicketRow>('SELECT * FROM tickets WHERE ticket_id = $1', [ticketId]);
       return rows[0] === undefined ? null : toTicket(rows[0]);
     },
     async ticketsByOrder(orderId) {
-      const { rows } = await db.pool.query<TicketRow>('SELECT * FROM tickets WHERE order_id = $1 ORDER BY seat_id COLLATE "C" NULLS LAST, ticket_id COLLATE "C"', [orderId]);
+      const { rows } = await db.query<TicketRow>('SELECT * FROM tickets WHERE order_id = $1 ORDER BY seat_id COLLATE "C" NULLS LAST, ticket_id COLLATE "C"', [orderId]);
       return rows.map(toTicket);
     },
     async revokedTicketIds(showId, limit) {
-      const { rows } = await db.pool.query<{ ticket_id: string }>(
+      const { rows } = await db.query<{ ticket_id: string }>(
         `SELECT ticket_id FROM tickets WHERE show_id = $1 AND status = 'INVALID' ORDER BY ticket_id COLLATE "C" LIMIT $2`, [showId, limit]);
       return rows.map((r) => r.ticket_id);
     },
     async ticketsByUser(userId, page) {
-      const { rows } = await db.pool.query<TicketRow>('SELECT * FROM tickets WHERE user_id = $1 ORDER BY issued_at DESC, ticket_id COLLATE "C" LIMIT $2 OFFSET $3', [userId, page.limit, page.offset]);
+      const { rows } = await db.query<TicketRow>('SELECT * FROM tickets WHERE user_id = $1 ORDER BY issued_at DESC, ticket_id COLLATE "C" LIMIT $2 OFFSET $3', [userId, page.limit, page.offset]);
       return rows.map(toTicket);
     },
   };

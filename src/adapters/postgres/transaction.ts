@@ -9,6 +9,7 @@ export const sqlState = {
   uniqueViolation: '23505',
   checkViolation: '23514',
   foreignKeyViolation: '23503',
+  tooManyConnections: '53300',
 } as const;
 
 /**
@@ -19,7 +20,7 @@ export const sqlState = {
  */
 export type TxResult<T> =
   | { readonly kind: 'done'; readonly value: T }
-  | { readonly kind: 'busy'; readonly reason: 'lock_timeout' | 'statement_timeout' | 'pool_timeout' | 'retries_exhausted' }
+  | { readonly kind: 'busy'; readonly reason: BusyReason }
   | { readonly kind: 'unique'; readonly constraint: string }
   | { readonly kind: 'check'; readonly constraint: string };
 
@@ -46,9 +47,24 @@ function pgError(error: unknown): PgError {
   return typeof error === 'object' && error !== null ? (error as PgError) : {};
 }
 
-/** node-postgres reports an exhausted pool wait with this message (no SQLSTATE: it never reached the server). */
-function isPoolTimeout(error: unknown): boolean {
-  return error instanceof Error && /timeout exceeded when trying to connect/i.test(error.message);
+export type BusyReason = 'lock_timeout' | 'statement_timeout' | 'pool_timeout' | 'connect_timeout' | 'too_many_connections' | 'retries_exhausted';
+
+/**
+ * THE one place that decides that PostgreSQL is too busy to answer now (the edge turns it into
+ * 503 BUSY with Retry-After): no pooled connection came free in time (node-postgres reports it
+ * with a message, no SQLSTATE: it never reached the server), a new connection was not accepted
+ * in time or the server has no connection slot left, a lock was not granted within lock_timeout,
+ * a statement hit statement_timeout. Anything else is not busy: a guard's refusal or a fault.
+ */
+export function busyReason(error: unknown): BusyReason | null {
+  const { code } = pgError(error);
+  if (code === sqlState.lockNotAvailable) return 'lock_timeout';
+  if (code === sqlState.queryCanceled) return 'statement_timeout';
+  if (code === sqlState.tooManyConnections) return 'too_many_connections';
+  if (!(error instanceof Error)) return null;
+  if (/timeout exceeded when trying to connect/i.test(error.message)) return 'pool_timeout';
+  if (/connection terminated due to connection timeout/i.test(error.message)) return 'connect_timeout';
+  return null;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -81,7 +97,8 @@ async function attempts<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promi
     try {
       client = await pool.connect();
     } catch (error) {
-      if (isPoolTimeout(error)) return { kind: 'busy', reason: 'pool_timeout' };
+      const reason = busyReason(error);
+      if (reason !== null) return { kind: 'busy', reason };
       throw error;
     }
     const state = { broken: false };
@@ -113,21 +130,34 @@ async function attemptOnce<T>(client: pg.PoolClient, work: (client: pg.PoolClien
     if (error instanceof Rollback) return { kind: 'done', value: error.value as T };
     const { code, constraint } = pgError(error);
     if (code === sqlState.serializationFailure || code === sqlState.deadlockDetected) return { kind: 'retry' };
-    if (code === sqlState.lockNotAvailable) return { kind: 'busy', reason: 'lock_timeout' };
-    if (code === sqlState.queryCanceled) return { kind: 'busy', reason: 'statement_timeout' };
+    const reason = busyReason(error);
+    if (reason !== null) return { kind: 'busy', reason };
     if (code === sqlState.uniqueViolation) return { kind: 'unique', constraint: constraint ?? 'unknown' };
     if (code === sqlState.checkViolation) return { kind: 'check', constraint: constraint ?? 'unknown' };
     throw error;
   }
 }
 
-/** A read outside any transaction (one statement sees one snapshot), with the same BUSY mapping. */
-export async function readOnce<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
+/**
+ * A read outside any transaction (one statement sees one snapshot). Busy (see busyReason) is
+ * reported as data like the transactions' outcomes; any other error is thrown. A connection that
+ * failed without a SQLSTATE (the socket, not the statement) is dropped from the pool.
+ */
+export async function readOnce<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<TxResult<T>> {
+  let client: pg.PoolClient;
+  try {
+    client = await pool.connect();
+  } catch (error) {
+    const reason = busyReason(error);
+    if (reason !== null) return { kind: 'busy', reason };
+    throw error;
+  }
   let broken = false;
   try {
-    return await work(client);
+    return { kind: 'done', value: await work(client) };
   } catch (error) {
+    const reason = busyReason(error);
+    if (reason !== null) return { kind: 'busy', reason };
     if (pgError(error).code === undefined) broken = true;
     throw error;
   } finally {

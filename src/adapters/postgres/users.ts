@@ -6,11 +6,11 @@ import { toIdempotency, toUser, type IdempotencyRow, type UserRow } from './rows
 export function pgUsers(db: PgDb): UserStore {
   return {
     async getUser(userId) {
-      const { rows } = await db.pool.query<UserRow>('SELECT * FROM users WHERE user_id = $1', [userId]);
+      const { rows } = await db.query<UserRow>('SELECT * FROM users WHERE user_id = $1', [userId]);
       return rows[0] === undefined ? null : toUser(rows[0]);
     },
     async findUserByUsername(username) {
-      const { rows } = await db.pool.query<UserRow>(
+      const { rows } = await db.query<UserRow>(
         'SELECT * FROM users WHERE username = $1 OR username_key = $2 ORDER BY (username = $1) DESC LIMIT 1', [username, usernameKey(username)]);
       return rows[0] === undefined ? null : toUser(rows[0]);
     },
@@ -54,7 +54,7 @@ export function pgUsers(db: PgDb): UserStore {
 export function pgIdempotency(db: PgDb): IdempotencyStore {
   return {
     async getKey(scope, key) {
-      const { rows } = await db.pool.query<IdempotencyRow>('SELECT * FROM idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]);
+      const { rows } = await db.query<IdempotencyRow>('SELECT * FROM idempotency_keys WHERE scope = $1 AND key = $2', [scope, key]);
       return rows[0] === undefined ? null : toIdempotency(rows[0]);
     },
     // ON CONFLICT DO NOTHING on the primary key (scope, key): of two requests with one key exactly

@@ -65,7 +65,10 @@ export const paymentRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     const me = requireUser(tokens, request);
     const outcome = request.body?.outcome ?? 'SUCCEEDED';
     const paymentId = await payableOrderPayment(ctx, me.userId, request.params.orderId);
-    await deps.sandbox.simulate(paymentId, outcome);
+    if ((await deps.sandbox.simulate(paymentId, outcome)) === 'UNKNOWN') {
+      // Another process's sandbox opened it (each keeps its own ledger), or the ledger was reset.
+      throw new AppError('PAYMENT_NOT_FOUND', 'the sandbox provider of this server has no such payment; pay through the server that took the order');
+    }
     return reply.status(202).send({ paymentId, outcome });
   });
 };

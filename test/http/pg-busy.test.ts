@@ -1,0 +1,147 @@
+import type pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PgStore } from '../../src/adapters/postgres/pg-store.js';
+import { signWebhook } from '../../src/lib/webhook-signature.js';
+import { adminClient, ApiClient, createShow } from '../support/api-client.js';
+import { startTestNode, testStore, type TestNode } from '../support/backend.js';
+import { eventually } from '../support/wait.js';
+
+/**
+ * PostgreSQL with every pooled connection taken: each route that needs the database answers
+ * 503 BUSY with Retry-After (never a 500, never a wait past the connect timeout), and the routes
+ * served from memory still answer. Pools of one connection per lane, both held by the test.
+ * The table must name every route of the OpenAPI document, so a new route cannot skip this.
+ */
+type Expect = 'busy' | 'memory' | 'unready';
+interface Case { readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE'; readonly path: string; readonly url: () => string; readonly expect: Expect; readonly body?: () => unknown; readonly headers?: () => Record<string, string>; readonly as?: 'buyer' | 'admin' | 'none' }
+
+let t: TestNode & { baseUrl: string };
+let admin: ApiClient;
+let buyerToken: string;
+let adminToken: string;
+let showId: string;
+let holdId: string;
+let orderId: string;
+let paymentId: string;
+let ticketId: string;
+let qr: string;
+
+describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
+  beforeAll(async () => {
+    t = await startTestNode({
+      env: {
+        TICKETRUSH_DATABASE_POOL_MAX: '1',
+        TICKETRUSH_DATABASE_CHECKOUT_POOL_MAX: '1',
+        TICKETRUSH_DATABASE_CONNECT_TIMEOUT_MS: '150',
+        TICKETRUSH_RATE_LIMITS: 'off',
+      },
+    });
+    admin = await adminClient(t.node.app);
+    adminToken = (await admin.request('POST', '/api/v1/auth/login', { username: 'admin', password: 'admin-password-1' })).body.token;
+    const buyer = await new ApiClient(t.node.app).signUp('busy-buyer');
+    buyerToken = (await buyer.request('POST', '/api/v1/auth/login', { username: 'busy-buyer', password: 'password-123' })).body.token;
+    showId = await createShow(admin);
+    // A ticketed order (for the ticket routes) and a live hold with an unpaid order.
+    const sold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
+    const soldOrder = await buyer.request('POST', '/api/v1/orders', { holdId: sold.body.holdId }, { 'x-idempotency-key': 'busy-1' });
+    await buyer.request('POST', `/api/v1/orders/${soldOrder.body.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' });
+    const ticketed = await eventually(async () => {
+      const o = (await buyer.request('GET', `/api/v1/orders/${soldOrder.body.orderId}`)).body;
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    ticketId = ticketed.tickets[0].ticketId;
+    qr = ticketed.tickets[0].qr;
+    const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-1'] });
+    holdId = hold.body.holdId;
+    const order = await buyer.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'busy-2' });
+    orderId = order.body.orderId;
+    paymentId = order.body.paymentId;
+  }, 60_000);
+  afterAll(async () => t?.close());
+
+  const callbackBody = () => JSON.stringify({ paymentId, orderId, status: 'SUCCEEDED', amountCents: 5000 });
+  const cases: Case[] = [
+    { method: 'GET', path: '/healthz', url: () => '/healthz', expect: 'memory' },
+    { method: 'GET', path: '/readyz', url: () => '/readyz', expect: 'unready' },
+    { method: 'GET', path: '/metrics', url: () => '/metrics', expect: 'memory' },
+    { method: 'POST', path: '/api/v1/auth/register', url: () => '/api/v1/auth/register', body: () => ({ username: 'late-comer', password: 'password-123' }), expect: 'busy', as: 'none' },
+    { method: 'POST', path: '/api/v1/auth/login', url: () => '/api/v1/auth/login', body: () => ({ username: 'busy-buyer', password: 'password-123' }), expect: 'busy', as: 'none' },
+    { method: 'GET', path: '/api/v1/me', url: () => '/api/v1/me', expect: 'busy' },
+    { method: 'PUT', path: '/api/v1/admin/users/{username}/role', url: () => '/api/v1/admin/users/busy-buyer/role', body: () => ({ role: 'STAFF' }), expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/shows', url: () => '/api/v1/admin/shows', body: () => ({ title: 'T', venue: 'V', city: 'C', startsAt: new Date(Date.now() + 9e8).toISOString(), saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(), seatMap: { sections: [{ id: 'A', name: 'A', rows: 1, seatsPerRow: 2, priceCents: 100 }] } }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/shows', url: () => '/api/v1/shows', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/shows/{showId}', url: () => `/api/v1/shows/${showId}`, expect: 'memory' },
+    { method: 'GET', path: '/api/v1/shows/{showId}/availability', url: () => `/api/v1/shows/${showId}/availability`, expect: 'memory' },
+    { method: 'GET', path: '/api/v1/shows/{showId}/seats', url: () => `/api/v1/shows/${showId}/seats`, expect: 'memory' },
+    { method: 'POST', path: '/api/v1/shows/{showId}/holds', url: () => `/api/v1/shows/${showId}/holds`, body: () => ({ seatIds: ['A-3-1'] }), expect: 'busy' },
+    { method: 'DELETE', path: '/api/v1/holds/{holdId}', url: () => `/api/v1/holds/${holdId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/holds/{holdId}/extend', url: () => `/api/v1/holds/${holdId}/extend`, body: () => ({ seconds: 60 }), expect: 'busy' },
+    { method: 'POST', path: '/api/v1/orders', url: () => '/api/v1/orders', body: () => ({ holdId }), headers: () => ({ 'x-idempotency-key': 'busy-3' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/orders/{orderId}', url: () => `/api/v1/orders/${orderId}`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/orders', url: () => '/api/v1/me/orders', expect: 'busy' },
+    {
+      method: 'POST', path: '/api/v1/payments/callback', url: () => '/api/v1/payments/callback', body: callbackBody, as: 'none', expect: 'busy',
+      headers: () => ({ 'x-ticketrush-signature': signWebhook(t.node.config.secrets.payment, callbackBody(), Math.floor(Date.now() / 1000)) }),
+    },
+    { method: 'POST', path: '/api/v1/orders/{orderId}/sandbox-pay', url: () => `/api/v1/orders/${orderId}/sandbox-pay`, body: () => ({ outcome: 'SUCCEEDED' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/tickets/public-key', url: () => '/api/v1/tickets/public-key', expect: 'memory' },
+    { method: 'GET', path: '/api/v1/me/tickets', url: () => '/api/v1/me/tickets', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/tickets/{ticketId}', url: () => `/api/v1/tickets/${ticketId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/checkin', url: () => '/api/v1/checkin', body: () => ({ qr, nonce: 'busy-nonce-1' }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/shows/{showId}/events', url: () => `/api/v1/shows/${showId}/events`, expect: 'memory' },
+    { method: 'GET', path: '/api/v1/admin/shows/{showId}/stats', url: () => `/api/v1/admin/shows/${showId}/stats`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/checkin/offline-scans', url: () => '/api/v1/checkin/offline-scans', body: () => ({ scans: [{ qr, nonce: 'busy-nonce-2', scannedAt: new Date().toISOString() }] }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/shows/{showId}/revoked-tickets', url: () => `/api/v1/shows/${showId}/revoked-tickets`, expect: 'busy', as: 'admin' },
+  ];
+
+  it('names every route of the API', async () => {
+    const document = t.node.app.swagger() as { paths: Record<string, Record<string, unknown>> };
+    const routes = Object.entries(document.paths).flatMap(([path, methods]) => Object.keys(methods).map((m) => `${m.toUpperCase()} ${path}`));
+    expect(cases.map((c) => `${c.method} ${c.path}`).sort()).toEqual(routes.sort());
+  });
+
+  it('answers 503 BUSY with Retry-After on every route that needs the database, at once', async () => {
+    const store = t.node.ctx.store as PgStore;
+    const held: pg.PoolClient[] = [await store.pools.rush.connect(), await store.pools.checkout.connect()];
+    const seen: string[] = [];
+    try {
+      for (const c of cases) {
+        const token = c.as === 'none' ? null : c.as === 'admin' ? adminToken : buyerToken;
+        const body = c.body?.();
+        const started = performance.now();
+        const controller = new AbortController();
+        const response = await fetch(`${t.baseUrl}${c.url()}`, {
+          method: c.method,
+          signal: controller.signal,
+          headers: {
+            ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+            ...c.headers?.(),
+          },
+          ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+        });
+        const ms = performance.now() - started;
+        const text = c.path.endsWith('/events') ? '' : await response.text();
+        controller.abort();
+        const code = text.startsWith('{') ? (JSON.parse(text) as { code?: string }).code : undefined;
+        seen.push(`${c.method} ${c.path} -> ${response.status} ${code ?? ''} ${ms.toFixed(0)} ms`);
+        expect(response.status, `${c.method} ${c.path}: ${text.slice(0, 200)}`).not.toBe(500);
+        if (c.expect === 'busy') {
+          expect({ route: `${c.method} ${c.path}`, status: response.status, code }).toEqual({ route: `${c.method} ${c.path}`, status: 503, code: 'BUSY' });
+          expect(response.headers.get('retry-after')).toMatch(/^\d+$/);
+          // The connect timeout (150 ms) bounds each wait; a use case may ask twice.
+          expect(ms).toBeLessThan(2_000);
+        } else if (c.expect === 'unready') {
+          expect(response.status).toBe(503);
+        } else {
+          expect(response.status).toBeLessThan(500);
+        }
+      }
+    } finally {
+      for (const client of held) client.release();
+      console.log(seen.join('\n'));
+    }
+    // Connections back: the same routes work again.
+    expect((await fetch(`${t.baseUrl}/api/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${buyerToken}` } })).status).toBe(200);
+  }, 60_000);
+});
