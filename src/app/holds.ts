@@ -1,10 +1,11 @@
-import { checkClaimRequest, extendHold, isCounted, releaseHold as releaseByOwner, seatLimitOf, type Hold, type SeatPoint, type Show } from '../domain/index.js';
-import { StoreBusyError, type ClaimBase, type ClaimOutcome } from '../ports/engine/index.js';
+import { checkClaimRequest, extendHold, isCounted, limits, releaseHold as releaseByOwner, seatLimitOf, type Hold, type SeatPoint, type Show } from '../domain/index.js';
+import { StoreBusyError, type ClaimBase, type ClaimOutcome, type Page } from '../ports/engine/index.js';
 import type { ShowSeats } from './seat-map-cache.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
+import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
 
 export type HoldRequest =
   | { readonly kind: 'seats'; readonly seatIds: readonly string[] }
@@ -187,4 +188,27 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
   });
   ctx.scheduler.cancel(`hold:${holdId}`);
   return released;
+}
+
+/**
+ * The buyer's live holds (ACTIVE, not yet due), soonest to expire first, each with its show and
+ * what the buyer needs to extend it, so any page can resume a hold after a reload, in another tab
+ * or after signing in again. One page of at most limits.myHoldsPageSizeMax holds, and one show
+ * read per distinct show of the page.
+ */
+export async function listMyHolds(ctx: AppContext, userId: string, page: Page): Promise<MyHoldView[]> {
+  const holds = await ctx.store.activeHoldsOfUser(userId, ctx.clock.now(), { limit: Math.min(page.limit, limits.myHoldsPageSizeMax), offset: page.offset });
+  const showIds = [...new Set(holds.map((h) => h.showId))];
+  const shows = new Map<string, Show>();
+  for (const show of await Promise.all(showIds.map((id) => ctx.store.getShow(id)))) if (show !== null) shows.set(show.showId, show);
+  return holds.flatMap((hold) => {
+    const show = shows.get(hold.showId);
+    // A hold always has its show (shows are never deleted); if not, there is nothing to resume.
+    if (show === undefined) return [];
+    return [{
+      ...holdView(hold),
+      ...holdTermsView(hold, ctx.policy),
+      show: { showId: show.showId, title: show.title, startsAt: iso(show.startsAt), venue: show.venue, city: show.city },
+    }];
+  });
 }

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
-import { checkHoldOwner, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
+import { buyerCancellation, checkHoldOwner, isOverdue, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
 import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
-import { AppError, appFailure, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
-import { orderView, type OrderView } from './views.js';
+import { AppError, appFailure, found, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
+import { again, done, withStaleRetries } from './stale-retry.js';
+import { iso, orderView, type OrderView } from './views.js';
 
 export interface CreateOrderCommand {
   readonly userId: string;
@@ -221,4 +222,45 @@ async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order 
   if (order !== null) await ctx.store.abortOrder({ orderId: order.orderId, now: ctx.clock.now() });
   const failure: AppFailure = error.details === undefined ? { code: error.code, message: error.message } : { code: error.code, message: error.message, details: error.details };
   await ctx.store.completeKey({ ...claim, outcome: 'FAILED', responseBody: JSON.stringify(failure) });
+}
+
+/**
+ * The buyer calls off their unpaid order (INIT or PENDING_PAY): its hold is released at once, which
+ * cancels the order in the same store operation (lapseHold), so the seats are free again the
+ * moment the answer arrives. Someone else's order is ORDER_NOT_FOUND (ids cannot be probed); a paid
+ * one ORDER_ALREADY_PAID; one cancelled or refunded ORDER_NOT_CANCELLABLE. Money that still
+ * arrives for a cancelled order is sold late or refunded, as for any lapsed hold.
+ */
+export async function cancelOrder(ctx: AppContext, userId: string, orderId: string): Promise<OrderView> {
+  const cancelled = await withStaleRetries('order', async () => {
+    const order = await ctx.store.getOrder(orderId);
+    if (order === null || order.userId !== userId) throw new AppError('ORDER_NOT_FOUND', 'no such order');
+    unwrap(buyerCancellation(order));
+    const hold = found(await ctx.store.getHold(order.holdId), 'HOLD_NOT_FOUND', 'the order has no hold');
+    // An unpaid order lives exactly as long as its ACTIVE hold (lapseHold cancels both together):
+    // an ended hold here is a read torn by a lapse in between, so read both again.
+    if (hold.status !== 'ACTIVE') return again({ ok: false, stale: 'hold' });
+    const now = ctx.clock.now();
+    // Overdue but not swept yet: it expires now rather than being released, as the sweep would.
+    const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: isOverdue(hold, now) ? 'EXPIRE' : 'RELEASE', expectedExpiresAt: hold.expiresAt, now });
+    if (!outcome.ok) {
+      if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
+      return again(outcome);
+    }
+    ctx.seatMaps.apply(outcome.changes);
+    ctx.scheduler.cancel(`hold:${hold.holdId}`);
+    return done(outcome.cancelledOrder);
+  });
+  // The lapse cancels the order with its hold; re-read it only in the case the port allows none.
+  return orderView(cancelled ?? found(await ctx.store.getOrder(orderId), 'ORDER_NOT_FOUND', 'no such order'));
+}
+
+/**
+ * When the buyer must have paid an unpaid order (INIT or PENDING_PAY): its hold's expiry, since the
+ * order is cancelled with the hold. null for any other order.
+ */
+export async function paymentDueAt(ctx: AppContext, order: Pick<OrderView, 'status' | 'holdId'>): Promise<string | null> {
+  if (order.status !== 'INIT' && order.status !== 'PENDING_PAY') return null;
+  const hold = await ctx.store.getHold(order.holdId);
+  return hold === null || hold.status !== 'ACTIVE' ? null : iso(hold.expiresAt);
 }

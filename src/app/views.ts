@@ -31,6 +31,31 @@ export const holdView = (h: Hold): HoldView => ({
   extensions: h.extensions,
 });
 
+/** What a buyer needs to extend a hold: the policy's bounds, applied to this hold. */
+export interface HoldTermsView {
+  /** How many extensions a hold may have in all (`extensions` says how many were used). */
+  extensionsMax: number;
+  /** No extension takes the hold past this (its creation plus the policy's life cap). */
+  latestExpiresAt: string;
+}
+
+export const holdTermsView = (h: Hold, policy: { readonly holdExtensionsMax: number; readonly holdLifeSecondsMax: number }): HoldTermsView => ({
+  extensionsMax: policy.holdExtensionsMax,
+  latestExpiresAt: iso(h.createdAt + policy.holdLifeSecondsMax * 1000),
+});
+
+/** The show of a hold, as much as a page needs to name it. */
+export interface HoldShowView {
+  showId: string;
+  title: string;
+  startsAt: string;
+  venue: string;
+  city: string;
+}
+
+/** One of the buyer's live holds, as GET /me/holds lists it. */
+export type MyHoldView = HoldView & HoldTermsView & { show: HoldShowView };
+
 export interface OrderView {
   orderId: string;
   showId: string;

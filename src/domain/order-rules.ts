@@ -54,6 +54,9 @@ export function moveOrder(order: Order, event: OrderEvent, now: number, patch: P
  * refused in the same words as every other route on that hold.
  */
 export function paymentToCollect(order: Order, hold: Hold, now: number): Result<string> {
+  // A second payment of a paid order is told that the order is paid, not that its hold is
+  // confirmed: the buyer thinks in orders.
+  if (isPaidOrder(order)) return fail('ORDER_ALREADY_PAID', `the order is ${order.status.toLowerCase()}: it is paid already`, { status: order.status });
   const active = requireActiveHold(hold, now);
   if (!active.ok) return active;
   if (order.status !== 'PENDING_PAY' || order.paymentId === null) {
@@ -65,4 +68,23 @@ export function paymentToCollect(order: Order, hold: Hold, now: number): Result<
 /** Orders that still tie up seats or money: a second order for the same hold is refused while one is live. */
 export function isLiveOrder(order: Pick<Order, 'status'>): boolean {
   return order.status !== 'CANCELLED' && order.status !== 'REFUNDED';
+}
+
+/** The money arrived: the order is PAID or its tickets are issued. */
+export function isPaidOrder(order: Pick<Order, 'status'>): boolean {
+  return order.status === 'PAID' || order.status === 'TICKETED';
+}
+
+/**
+ * The buyer calls off their own unpaid order: INIT is aborted, PENDING_PAY cancelled (the state
+ * machine's own events). A paid order is ORDER_ALREADY_PAID; one already cancelled or refunded is
+ * ORDER_NOT_CANCELLABLE. Ownership is the caller's to check first. The caller then releases the
+ * hold, which cancels the order in the same store operation (lapseHold): seats and order end together.
+ */
+export function buyerCancellation(order: Order): Result<Extract<OrderEvent, 'ABORT' | 'CANCEL'>> {
+  if (isPaidOrder(order)) return fail('ORDER_ALREADY_PAID', `the order is ${order.status.toLowerCase()}: it is paid already`, { status: order.status });
+  const event = order.status === 'INIT' ? 'ABORT' : 'CANCEL';
+  const next = orderMachine.transition(order.status, event);
+  if (!next.ok) return fail('ORDER_NOT_CANCELLABLE', `the order is ${order.status.toLowerCase()}`, { status: order.status });
+  return ok(event);
 }

@@ -149,6 +149,20 @@ export const HoldResponse = Type.Object({
   expiresAt: Type.String(),
   extensions: Type.Integer({ description: 'How many times the hold has been extended' }),
   adjacent: Type.Optional(Type.Boolean({ description: 'Whether the seats sit side by side in one row (on a new hold)' })),
+  extensionsMax: Type.Optional(Type.Integer({ description: 'How many extensions a hold may have in all (`extensions` were used)' })),
+  latestExpiresAt: Type.Optional(Type.String({ description: 'No extension takes the hold past this time (its total life cap)' })),
+});
+
+export const MyHoldsQuery = Type.Unsafe<{ limit: number; offset: number }>(Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.myHoldsPageSizeMax, default: limits.myHoldsPageSizeMax, description: 'Page size' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Items to skip' })),
+}));
+
+export const MyHoldResponse = Type.Object({
+  ...HoldResponse.properties,
+  extensionsMax: Type.Integer({ description: 'How many extensions a hold may have in all (`extensions` were used)' }),
+  latestExpiresAt: Type.String({ description: 'No extension takes the hold past this time (its total life cap)' }),
+  show: Type.Object({ showId: Type.String(), title: Type.String(), startsAt: Type.String(), venue: Type.String(), city: Type.String() }),
 });
 
 export const ExtendHoldBody = Type.Optional(

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  checkClaimRequest, checkIn, checkPurchaseLimit, completeRefund, createShow, extendHold, lapseEvent, limits, moveOrder, openOrder, paymentToCollect, planTicketIssue,
+  buyerCancellation, checkClaimRequest, checkIn, checkPurchaseLimit, completeRefund, createShow, extendHold, lapseEvent, limits, moveOrder, openOrder, paymentToCollect, planTicketIssue,
   priceOfLines, refundInstead, releaseHold, saleWindow, seatLimitOf, settlePayment, unitsOf,
   type Hold, type Order, type Payment, type Show, type Ticket,
 } from '../../src/domain/index.js';
@@ -121,6 +121,25 @@ describe('one hold state, one answer on every rule', () => {
     for (const [status, code] of [['EXPIRED', 'HOLD_EXPIRED'], ['RELEASED', 'HOLD_NOT_ACTIVE'], ['CONFIRMED', 'HOLD_NOT_ACTIVE']] as const) {
       expect(codes(rules({ ...h, status }, order, t0 + 2000)), status).toEqual(all(code));
     }
+  });
+});
+
+describe('a buyer cancels an order', () => {
+  it('through the order machine: INIT is aborted, PENDING_PAY cancelled; paid is ORDER_ALREADY_PAID, ended ORDER_NOT_CANCELLABLE', () => {
+    const { order } = pendingOrder(hold('h1', 'alice', ['A-1-1']));
+    const codes = Object.fromEntries((['INIT', 'PENDING_PAY', 'PAID', 'TICKETED', 'CANCELLED', 'REFUNDED'] as const).map((status) => {
+      const r = buyerCancellation({ ...order, status });
+      return [status, r.ok ? r.value : r.error.code];
+    }));
+    expect(codes).toEqual({
+      INIT: 'ABORT', PENDING_PAY: 'CANCEL', PAID: 'ORDER_ALREADY_PAID', TICKETED: 'ORDER_ALREADY_PAID', CANCELLED: 'ORDER_NOT_CANCELLABLE', REFUNDED: 'ORDER_NOT_CANCELLABLE',
+    });
+  });
+
+  it('paying a paid order again is ORDER_ALREADY_PAID, whatever its hold says', () => {
+    const h = hold('h2', 'alice', ['A-1-2']);
+    const { order } = pendingOrder(h);
+    expect(paymentToCollect({ ...order, status: 'PAID' }, { ...h, status: 'CONFIRMED' }, t0 + 3000)).toMatchObject({ ok: false, error: { code: 'ORDER_ALREADY_PAID', details: { status: 'PAID' } } });
   });
 });
 

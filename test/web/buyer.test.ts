@@ -55,9 +55,9 @@ describe.skipIf(!hasChromium)('web front end: buyer', () => {
       await page.touchscreen.tap(p.x, p.y);
     };
     await tapSeat('A-2-4');
-    await page.getByRole('button', { name: 'Remove A-2-4' }).waitFor();
+    await page.getByRole('button', { name: 'Remove Stalls, row 2, seat 4' }).waitFor();
     await tapSeat('A-2-4');
-    await page.getByRole('button', { name: 'Remove A-2-4' }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Remove Stalls, row 2, seat 4' }).waitFor({ state: 'detached' });
     await page.getByTestId('hold-selected').click();
     await page.getByTestId('hold-countdown').waitFor();
     await expect.poll(() => seatStatus(page, 'A-1-2')).toBe('H');
@@ -71,7 +71,7 @@ describe.skipIf(!hasChromium)('web front end: buyer', () => {
     await qr.waitFor({ timeout: 20_000 });
     await page.getByRole('link', { name: 'See my tickets' }).click();
     await page.waitForURL(`${t.baseUrl}/tickets`);
-    const img = page.getByRole('img', { name: 'QR code of the ticket for seat A-1-2' });
+    const img = page.getByRole('img', { name: 'QR code of the ticket: Stalls, row 1, seat 2' });
     await img.waitFor();
     expect(await img.evaluate((el: HTMLImageElement) => el.naturalWidth > 0 && el.getBoundingClientRect().width >= 200)).toBe(true);
     await shot(page, 'my-tickets-phone');

@@ -9,6 +9,7 @@ import { ShowPage } from './pages/ShowPage';
 import { OrderPage } from './pages/OrderPage';
 import { MyTickets } from './pages/MyTickets';
 import { AuthPage } from './pages/AuthPage';
+import { HoldBanner } from './HoldBanner';
 import './styles.css';
 
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
@@ -78,6 +79,7 @@ function App() {
       <a class="skip" href="#main">{t('skipToContent')}</a>
       <Header />
       <main id="main" tabIndex={-1}>
+        <HoldBanner />
         <Page />
       </main>
     </div>

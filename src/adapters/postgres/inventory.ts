@@ -185,6 +185,16 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
       });
     },
 
+    // From the partial index holds_active_by_user (migration 2).
+    async activeHoldsOfUser(userId, now, page) {
+      return db.read(async (c) => {
+        const { rows } = await c.query<HoldRow>(
+          `SELECT * FROM holds WHERE user_id = $1 AND status = 'ACTIVE' AND expires_at > $2
+           ORDER BY expires_at, hold_id COLLATE "C" LIMIT $3 OFFSET $4`, [userId, now, page.limit, page.offset]);
+        return loadHolds(c, rows);
+      });
+    },
+
     async overdueHolds(now, after, limit) {
       return checkout.read(async (c) => {
         const { rows } = after === null

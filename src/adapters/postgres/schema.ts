@@ -203,4 +203,12 @@ export const pgMigrations: readonly PgMigration[] = [
     );
     `,
   },
+  {
+    version: 2,
+    name: 'active holds by user',
+    sql: `
+    -- A buyer's live holds, so every page can resume a hold after a reload (GET /me/holds).
+    CREATE INDEX holds_active_by_user ON holds (user_id, expires_at, hold_id) WHERE status = 'ACTIVE';
+    `,
+  },
 ];

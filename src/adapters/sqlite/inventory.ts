@@ -2,7 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { formsAdjacentRun, seatLines, type Hold, type ReservationLine } from '../../domain/index.js';
 import type {
   ClaimBase, ClaimBestAvailableInput, ClaimOutcome, ClaimSeatsInput, ClaimUnitsInput, ExtendHoldInput, ExtendHoldOutcome,
-  InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome,
+  InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome, Page,
 } from '../../ports/engine/index.js';
 import type { SeatChooser } from './choose-seats.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
@@ -51,6 +51,9 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
     holdExists: db.prepare('SELECT 1 FROM holds WHERE hold_id = ?'),
     overdue: db.prepare(`SELECT * FROM holds WHERE status = 'ACTIVE' AND expires_at <= ? AND (expires_at, hold_id) > (?, ?)
       ORDER BY expires_at, hold_id LIMIT ?`),
+    // A buyer's live holds, from the partial index holds_active_by_user (migration v8).
+    activeOfUser: db.prepare(`SELECT * FROM holds WHERE user_id = ? AND status = 'ACTIVE' AND expires_at > ?
+      ORDER BY expires_at, hold_id LIMIT ? OFFSET ?`),
   };
 
   /** Refusal of the per-buyer cap, with what the buyer has now. */
@@ -205,6 +208,9 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
       const row = shared.holdRow(holdId);
       return row === null ? null : shared.hold(row);
     },
+
+    activeHoldsOfUser: async (userId: string, now: number, page: Page) =>
+      (q.activeOfUser.all(userId, now, page.limit, page.offset) as records.HoldRow[]).map(shared.hold),
 
     overdueHolds: async (now: number, after: KeysetPosition | null, limit: number) =>
       (q.overdue.all(now, after?.at ?? -1, after?.id ?? '', limit) as records.HoldRow[]).map(shared.hold),

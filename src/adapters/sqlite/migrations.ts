@@ -164,6 +164,11 @@ export const migrations: readonly Migration[] = [
   `
   ALTER TABLE shows ADD COLUMN ready INTEGER NOT NULL DEFAULT 1 CHECK (ready IN (0, 1));
   `,
+  // v8: a buyer's live holds, so every page can resume a hold after a reload (GET /me/holds)
+  // without reading anyone else's.
+  `
+  CREATE INDEX holds_active_by_user ON holds (user_id, expires_at, hold_id) WHERE status = 'ACTIVE';
+  `,
 ];
 
 /**

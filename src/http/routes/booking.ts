@@ -1,22 +1,25 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { extendHoldFor, holdSeats, releaseHold, type HoldRequest } from '../../app/holds.js';
-import { createOrder } from '../../app/orders.js';
+import { extendHoldFor, holdSeats, listMyHolds, releaseHold, type HoldRequest } from '../../app/holds.js';
+import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
-import { holdView } from '../../app/views.js';
+import { holdTermsView, holdView } from '../../app/views.js';
+import type { Hold } from '../../domain/index.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { countAnswers } from '../outcome-counting.js';
 import {
-  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
+  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;
 
 export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const { ctx, tokens } = deps;
+  /** A hold as every booking route answers it: with what the buyer needs to extend it. */
+  const holdAnswer = (hold: Hold) => ({ ...holdView(hold), ...holdTermsView(hold, ctx.policy) });
 
   app.post('/shows/:showId/holds', {
     onRequest: guard(tokens),
@@ -47,7 +50,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       request: holdRequest,
       ...(body.holdSeconds === undefined ? {} : { holdSeconds: body.holdSeconds }),
     });
-    return reply.status(201).send({ ...holdView(placed.hold), adjacent: placed.adjacent });
+    return reply.status(201).send({ ...holdAnswer(placed.hold), adjacent: placed.adjacent });
   });
 
   app.delete('/holds/:holdId', {
@@ -61,7 +64,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request) => {
     const me = requireUser(tokens, request);
-    return holdView(await releaseHold(ctx, me.userId, request.params.holdId));
+    return holdAnswer(await releaseHold(ctx, me.userId, request.params.holdId));
   });
 
   app.post('/holds/:holdId/extend', {
@@ -77,7 +80,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   }, async (request) => {
     const me = requireUser(tokens, request);
     const seconds = request.body?.seconds ?? ctx.policy.holdSecondsDefault;
-    return holdView(await extendHoldFor(ctx, me.userId, request.params.holdId, seconds));
+    return holdAnswer(await extendHoldFor(ctx, me.userId, request.params.holdId, seconds));
   });
 
   app.post('/orders', {
@@ -115,11 +118,47 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       summary: 'An order with its tickets (owner or admin)',
       security: [{ bearer: [] }],
       params: OrderParams,
-      response: { 200: Type.Intersect([OrderResponse, Type.Object({ tickets: Type.Array(TicketResponse) })]), ...errorResponses(401, 404) },
+      response: {
+        200: Type.Intersect([OrderResponse, Type.Object({
+          tickets: Type.Array(TicketResponse),
+          paymentDueAt: Type.Union([Type.String(), Type.Null()], { description: 'While the order is unpaid: when its hold expires and the order is cancelled with it' }),
+        })]),
+        ...errorResponses(401, 404),
+      },
     },
   }, async (request) => {
     // Not the token's role: the stored one decides, read only when the order is someone else's.
-    return getOrderWithTickets(ctx, requireUser(tokens, request).userId, request.params.orderId);
+    const order = await getOrderWithTickets(ctx, requireUser(tokens, request).userId, request.params.orderId);
+    return { ...order, paymentDueAt: await paymentDueAt(ctx, order) };
+  });
+
+  app.post('/orders/:orderId/cancel', {
+    onRequest: guard(tokens),
+    schema: {
+      tags: ['booking'],
+      summary: 'Cancel my unpaid order (INIT or PENDING_PAY): its hold is released at once and the seats are free again',
+      description: 'A paid order is 409 ORDER_ALREADY_PAID; one already cancelled or refunded 409 ORDER_NOT_CANCELLABLE; someone else\'s 404 ORDER_NOT_FOUND.',
+      security: [{ bearer: [] }],
+      params: OrderParams,
+      response: { 200: OrderResponse, ...errorResponses(401, 404, 409, 503) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    return cancelOrder(ctx, me.userId, request.params.orderId);
+  });
+
+  app.get('/me/holds', {
+    onRequest: guard(tokens),
+    schema: {
+      tags: ['booking'],
+      summary: 'My active holds that have not expired, soonest to expire first, each with its show and how far it can still be extended',
+      security: [{ bearer: [] }],
+      querystring: MyHoldsQuery,
+      response: { 200: Type.Object({ holds: Type.Array(MyHoldResponse) }), ...errorResponses(401) },
+    },
+  }, async (request) => {
+    const me = requireUser(tokens, request);
+    return { holds: await listMyHolds(ctx, me.userId, request.query) };
   });
 
   app.get('/me/orders', {

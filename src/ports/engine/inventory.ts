@@ -1,5 +1,5 @@
 import type { Hold, Order, SeatPoint } from '../../domain/index.js';
-import type { InventoryChanges, KeysetPosition, Stale } from './common.js';
+import type { InventoryChanges, KeysetPosition, Page, Stale } from './common.js';
 
 /**
  * Kind A: check-and-take. The adapter decides against the CURRENT stored state, inside one short
@@ -161,6 +161,13 @@ export interface InventoryStore {
   /** Moves the expiry of an ACTIVE hold (see ExtendHoldInput). Nothing else changes. */
   extendHold(input: ExtendHoldInput): Promise<ExtendHoldOutcome>;
   getHold(holdId: string): Promise<Hold | null>;
+  /**
+   * The user's ACTIVE holds that are not overdue at `now` (expiresAt > now), soonest to expire
+   * first (expiresAt, then holdId), one page of them. Read through an index of ACTIVE holds by
+   * (user_id, expires_at, hold_id), so the cost grows with the user's live holds, not with the
+   * table. Preconditions: page.limit >= 1 (the application bounds it). Read only.
+   */
+  activeHoldsOfUser(userId: string, now: number, page: Page): Promise<Hold[]>;
   /** ACTIVE holds with expiresAt <= now, by (expiresAt, holdId), strictly after `after` when given. */
   overdueHolds(now: number, after: KeysetPosition | null, limit: number): Promise<Hold[]>;
 }

@@ -182,6 +182,19 @@ export const en = {
   listSeparator: ', ',
   groupSeparator: '; ',
   // == holds and orders ==
+  holdBanner: 'You have seats held for {show} · {time} left',
+  holdBannerContinue: 'Continue to checkout',
+  holdBannerMore: '{n, plural, one {and # more hold} other {and # more holds}}',
+  moreTime: 'More time',
+  extensionsLeft: '{left} of {max} extensions left, until {until}',
+  holdExtended: 'More time added: held until {until}.',
+  payBy: 'Pay by {when} · {time} left',
+  cancelOrder: 'Cancel order',
+  orderCancelled: 'Order cancelled: the seats were released.',
+  orderShowWhen: '{when} · {venue}, {city}',
+  soldOutNote: 'Sold out: no seats or places are left.',
+  ticketPlace: '{section} · general admission',
+  ticketQrAltFor: 'QR code of the ticket: {what}',
   // == end holds and orders ==
   // == organizer ==
   // == end organizer ==

@@ -175,6 +175,19 @@ export const zhCN: Record<MessageKey, string> = {
   listSeparator: '、',
   groupSeparator: '；',
   // == holds and orders ==
+  holdBanner: '您在「{show}」锁定了座位 · 剩余 {time}',
+  holdBannerContinue: '继续结算',
+  holdBannerMore: '另有 {n} 个锁座',
+  moreTime: '延长时间',
+  extensionsLeft: '还可延长 {left} 次（共 {max} 次），最晚至 {until}',
+  holdExtended: '已延长：保留至 {until}。',
+  payBy: '请于 {when} 前付款 · 剩余 {time}',
+  cancelOrder: '取消订单',
+  orderCancelled: '订单已取消，座位已释放。',
+  orderShowWhen: '{when} · {city}{venue}',
+  soldOutNote: '已售罄：座位和名额均已售完。',
+  ticketPlace: '{section} · 站票（不对号）',
+  ticketQrAltFor: '电子票二维码：{what}',
   // == end holds and orders ==
   // == organizer ==
   // == end organizer ==

@@ -1,17 +1,27 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Order } from '../api';
-import { money } from '../format';
+import { api, ApiError, serverNow, type Order, type Show } from '../api';
+import { dateTime, duration, money } from '../format';
+import { useTick } from '../hooks';
 import { t } from '../i18n';
+import { linesName, type Line } from '../lines';
+import { holdsChanged, refreshHolds } from '../my-holds';
 import { TicketCard } from './TicketCard';
 
+/** The order as GET /orders/{id} answers it: its lines, and while unpaid, when payment is due. */
+type OrderDetail = Order & { readonly lines?: readonly Line[]; readonly paymentDueAt?: string | null };
+
 const settled = (o: Order) => o.status === 'TICKETED' || o.status === 'CANCELLED' || o.status === 'REFUNDED';
+const unpaid = (o: Order) => o.status === 'INIT' || o.status === 'PENDING_PAY';
 /** After paying, the order is re-read with growing pauses until it settles (bounded: ~2 minutes). */
 const recheckDelaysMs = [300, 500, 800, 1200, 2000, 3000, 5000, 8000, 13000, 20000, 30000, 40000];
 
 export function OrderPage({ orderId }: { orderId: string }) {
-  const [order, setOrder] = useState<Order | null>(null);
+  const [order, setOrder] = useState<OrderDetail | null>(null);
+  const [show, setShow] = useState<Show | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
   const [paying, setPaying] = useState(false);
+  const [busy, setBusy] = useState(false);
   const [watching, setWatching] = useState(0);
 
   useEffect(() => {
@@ -19,9 +29,11 @@ export function OrderPage({ orderId }: { orderId: string }) {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const read = async (attempt: number) => {
       try {
-        const o = await api<Order>(`/orders/${encodeURIComponent(orderId)}`);
+        const o = await api<OrderDetail>(`/orders/${encodeURIComponent(orderId)}`);
         if (!alive) return;
         setOrder(o);
+        // Paid or ended: its hold is no longer live, and the banner elsewhere must not offer it.
+        if (!unpaid(o)) void refreshHolds();
         const delay = recheckDelaysMs[attempt];
         // Paid but not ticketed yet, or payment sent: look again shortly, then less and less often.
         if (!settled(o) && (o.status === 'PAID' || watching > 0) && delay !== undefined) timer = setTimeout(() => void read(attempt + 1), delay);
@@ -36,33 +48,84 @@ export function OrderPage({ orderId }: { orderId: string }) {
     };
   }, [orderId, watching]);
 
+  // The show names the order: its title, date, venue, and the sections its seats are in.
+  const showId = order?.showId;
+  useEffect(() => {
+    if (showId === undefined) return;
+    let alive = true;
+    api<Show>(`/shows/${encodeURIComponent(showId)}`).then((s) => alive && setShow(s), () => undefined);
+    return () => {
+      alive = false;
+    };
+  }, [showId]);
+
   const pay = async () => {
     setPaying(true);
+    setNotice(null);
     try {
       await api(`/orders/${encodeURIComponent(orderId)}/sandbox-pay`, { method: 'POST', body: { outcome: 'SUCCEEDED' } });
       setWatching((w) => w + 1);
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setNotice(e instanceof ApiError ? e.message : String(e));
       setPaying(false);
+    }
+  };
+
+  const cancel = async () => {
+    setBusy(true);
+    setNotice(null);
+    try {
+      const cancelled = await api<OrderDetail>(`/orders/${encodeURIComponent(orderId)}/cancel`, { method: 'POST' });
+      setOrder((o) => ({ ...o, ...cancelled, paymentDueAt: null }));
+      setNotice(t('orderCancelled'));
+      holdsChanged();
+    } catch (e) {
+      setNotice(e instanceof ApiError ? e.message : String(e));
+      setWatching((w) => w + 1);
+    } finally {
+      setBusy(false);
     }
   };
 
   if (error !== null) return <p role="alert">{error}</p>;
   if (order === null) return <p role="status">{t('loading')}</p>;
+  const sections = show?.sections ?? [];
+  const what = linesName(sections, order.lines, order.seatIds);
   return (
     <section>
-      <h1>{t('orderTitle', { id: order.orderId })}</h1>
+      <h1>{show?.title ?? t('orderTitle', { id: order.orderId })}</h1>
+      {show !== null && <p class="muted mono" data-testid="order-id">{t('orderTitle', { id: order.orderId })}</p>}
+      {show !== null && <p data-testid="order-show">{t('orderShowWhen', { when: dateTime(show.startsAt), venue: show.venue, city: show.city })}</p>}
       <p data-testid="order-status" role="status">{t('orderStatus', { status: t(`order${order.status}` as const) })}</p>
-      <p>{order.seatIds.join(', ')} · {money(order.amountCents)}</p>
-      {order.status === 'PENDING_PAY' && (
-        paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{t('paySandbox', { amount: money(order.amountCents) })}</button>
+      <p data-testid="order-lines">{what === '' ? money(order.amountCents) : `${what} · ${money(order.amountCents)}`}</p>
+      {notice !== null && <p class="notice" role="alert" data-testid="order-notice">{notice}</p>}
+      {unpaid(order) && order.paymentDueAt != null && (
+        <PaymentDeadline dueAt={order.paymentDueAt} onLapse={() => setWatching((w) => w + 1)} />
+      )}
+      {unpaid(order) && (
+        <div class="row">
+          {order.status === 'PENDING_PAY' && (
+            paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{t('paySandbox', { amount: money(order.amountCents) })}</button>
+          )}
+          {!paying && <button type="button" data-testid="cancel-order" disabled={busy} onClick={() => void cancel()}>{t('cancelOrder')}</button>}
+        </div>
       )}
       {order.status === 'TICKETED' && (
         <>
           <p>{t('ticketsReady')} <a href="/tickets">{t('seeTickets')}</a></p>
-          <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} />)}</ul>
+          <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={show ?? undefined} />)}</ul>
         </>
       )}
     </section>
   );
+}
+
+/** "Pay by 20:15 · 04:12 left": the hold's expiry, counting down; at zero the order is read again (cancelled with its hold). */
+function PaymentDeadline({ dueAt, onLapse }: { dueAt: string; onLapse(): void }) {
+  useTick(1000);
+  const left = Date.parse(dueAt) - serverNow();
+  useEffect(() => {
+    if (left <= 0) onLapse();
+  }, [left <= 0]);
+  return <p class="countdown" role="timer" aria-live="off" data-testid="payment-deadline">{t('payBy', { when: dateTime(dueAt), time: duration(left) })}</p>;
 }

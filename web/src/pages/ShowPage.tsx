@@ -1,6 +1,9 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Hold, type Order, type Show, type ShowSection } from '../api';
+import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Order, type Show, type ShowSection } from '../api';
 import { dateTime, duration, money } from '../format';
+import { linesName } from '../lines';
+import { holdsChanged, myHolds, timeOfDay, type HoldWithTerms } from '../my-holds';
+import { seatName, seatsName } from '../seat-names';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -36,7 +39,7 @@ export function ShowPage({ showId }: { showId: string }) {
 function Booking({ seats }: { seats: LiveSeats }) {
   const { show, layout } = seats;
   const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
-  const [hold, setHold] = useState<Hold | null>(null);
+  const [hold, setHold] = useState<HoldWithTerms | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const selectedRef = useRef(selected);
@@ -53,8 +56,27 @@ function Booking({ seats }: { seats: LiveSeats }) {
     const lost = list.filter((i) => seats.statuses[i] !== 0 && !holdRef.current?.seatIds.includes(layout.seatIds[i] as string));
     if (lost.length === 0) return;
     setSelected((s) => new Set([...s].filter((i) => !lost.includes(i))));
-    setMessage(t('seatTaken', { seat: lost.map((i) => layout.seatIds[i]).join(', ') }));
+    setMessage(t('seatTaken', { seat: seatsName(show.sections, lost.map((i) => layout.seatIds[i] as string)) }));
   }), [seats]);
+
+  // The hold as the server knows it: after a reload, in another tab, after signing in again, the
+  // panel comes back; released, paid or lapsed elsewhere, it goes; extended elsewhere, it follows.
+  useEffect(() => {
+    const known = myHolds.value;
+    if (known === null) return;
+    const local = holdRef.current;
+    if (local === null) {
+      const resumed = known.find((h) => h.showId === show.showId);
+      if (resumed === undefined) return;
+      holdRef.current = resumed;
+      setHold(resumed);
+      setSelected(new Set());
+      return;
+    }
+    const current = known.find((h) => h.holdId === local.holdId);
+    if (current === undefined) setHold(null);
+    else if (current.expiresAt !== local.expiresAt || current.extensions !== local.extensions) setHold(current);
+  }, [myHolds.value]);
 
   // Counts in words, live: the map's state for anyone who does not see the canvas.
   const [counts, setCounts] = useState(() => countStatuses(seats.statuses));
@@ -91,13 +113,14 @@ function Booking({ seats }: { seats: LiveSeats }) {
     setMessage(null);
     placingRef.current = true;
     try {
-      const placed = await api<Hold>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body });
+      const placed = await api<HoldWithTerms>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body });
       // Known at once to the stream listener, before the next render: our own seats turning HELD are no news.
       holdRef.current = placed;
       selectedRef.current = new Set();
       setHold(placed);
       setSelected(new Set());
       setMessage(null);
+      holdsChanged();
     } catch (e) {
       // Places of a counted section, or seats (best available may name a seated section too).
       const places = 'section' in body && show.sections.some((s) => isCounted(s) && s.id === (body as { section: unknown }).section);
@@ -113,7 +136,25 @@ function Booking({ seats }: { seats: LiveSeats }) {
   const release = async () => {
     if (hold === null) return;
     await api(`/holds/${hold.holdId}`, { method: 'DELETE' }).catch(() => undefined);
+    holdRef.current = null;
     setHold(null);
+    holdsChanged();
+  };
+
+  const extend = async () => {
+    if (hold === null) return;
+    setBusy(true);
+    try {
+      const extended = await api<HoldWithTerms>(`/holds/${hold.holdId}/extend`, { method: 'POST', body: {} });
+      holdRef.current = extended;
+      setHold(extended);
+      setMessage(t('holdExtended', { until: timeOfDay(extended.expiresAt) }));
+      holdsChanged();
+    } catch (e) {
+      setMessage(holdError(e));
+    } finally {
+      setBusy(false);
+    }
   };
 
   const checkout = async () => {
@@ -169,21 +210,22 @@ function Booking({ seats }: { seats: LiveSeats }) {
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
           {hold !== null ? (
-            <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
+            <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onExtend={extend} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
           ) : (
             <>
-              {counted.map((s) => (
+              {soldOut && <p data-testid="sold-out-note">{t('soldOutNote')}</p>}
+              {!soldOut && counted.map((s) => (
                 <CountedBlock key={s.id} section={s} left={countedLeft(s)} disabled={!onSale || busy}
                   onHold={(quantity) => void place({ section: s.id, quantity })} />
               ))}
-              {hasMap && <>
+              {hasMap && !soldOut && <>
               <h2>{t('selectedSeats')}</h2>
               {selected.size === 0 ? <p class="muted">{t('noneSelected')}</p> : (
                 <ul class="chips">
                   {[...selected].map((i) => (
                     <li key={i}>
-                      <button type="button" onClick={() => pick(i)} aria-label={t('removeSeat', { seat: layout.seatIds[i] ?? '' })}>
-                        {layout.seatIds[i]} ✕
+                      <button type="button" onClick={() => pick(i)} aria-label={t('removeSeat', { seat: seatName(show.sections, layout.seatIds[i] ?? '') })}>
+                        {seatName(show.sections, layout.seatIds[i] ?? '')} <span aria-hidden="true">✕</span>
                       </button>
                     </li>
                   ))}
@@ -229,33 +271,37 @@ function CountedBlock({ section, left, disabled, onHold }: { section: ShowSectio
   );
 }
 
-function HoldPanel({ hold, show, busy, onCheckout, onRelease, onLapse }: { hold: Hold; show: Show; busy: boolean; onCheckout(): void; onRelease(): void; onLapse(): void }) {
+interface HoldPanelProps { hold: HoldWithTerms; show: Show; busy: boolean; onCheckout(): void; onRelease(): void; onExtend(): void; onLapse(): void }
+
+function HoldPanel({ hold, show, busy, onCheckout, onRelease, onExtend, onLapse }: HoldPanelProps) {
   useTick(250);
   const left = Date.parse(hold.expiresAt) - serverNow();
   useEffect(() => {
     if (left <= 0) onLapse();
   }, [left <= 0]);
+  // "More time" while extensions remain and the life cap leaves room (an older server sends no terms).
+  const extensionsLeft = hold.extensionsMax === undefined ? 0 : hold.extensionsMax - (hold.extensions ?? 0);
+  const canExtend = extensionsLeft > 0 && hold.latestExpiresAt !== undefined && Date.parse(hold.latestExpiresAt) > Date.parse(hold.expiresAt);
   return (
     <div data-testid="hold-panel">
       <h2>{t('yourHold')}</h2>
-      <p>{holdSummary(hold, show)}</p>
+      <p data-testid="hold-summary">{linesName(show.sections, hold.lines, hold.seatIds)} · {money(hold.totalPriceCents)}</p>
       <p class="countdown big" role="timer" aria-live="off" data-testid="hold-countdown">{t('holdCountdown', { time: duration(left) })}</p>
       <p>{t('total', { amount: money(hold.totalPriceCents) })}</p>
       <div class="row">
         <button type="button" class="primary" data-testid="checkout" disabled={busy} onClick={onCheckout}>{t('checkout', { amount: money(hold.totalPriceCents) })}</button>
         <button type="button" onClick={onRelease} disabled={busy}>{t('releaseHold')}</button>
       </div>
+      {canExtend && (
+        <div class="row">
+          <button type="button" data-testid="more-time" disabled={busy} onClick={onExtend} aria-describedby="extensions-left">{t('moreTime')}</button>
+          <span id="extensions-left" class="muted" data-testid="extensions-left">
+            {t('extensionsLeft', { left: extensionsLeft, max: hold.extensionsMax ?? 0, until: timeOfDay(hold.latestExpiresAt ?? hold.expiresAt) })}
+          </span>
+        </div>
+      )}
     </div>
   );
-}
-
-/** The seats of a hold, and "3 × Standing" for places of counted sections. */
-function holdSummary(hold: Hold, show: Show): string {
-  const units = (hold.lines ?? []).flatMap((line) => {
-    if (line.kind !== 'UNITS') return [];
-    return [t('unitsLine', { n: line.quantity, section: show.sections.find((s) => s.id === line.sectionId)?.name ?? line.sectionId })];
-  });
-  return [...hold.seatIds, ...units].join(', ');
 }
 
 function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
