@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, type Order } from '../api';
+import { api, type Order } from '../api';
+import { errorText } from '../errors';
 import { money } from '../format';
 import { t } from '../i18n';
 import { TicketCard } from './TicketCard';
@@ -26,7 +27,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
         // Paid but not ticketed yet, or payment sent: look again shortly, then less and less often.
         if (!settled(o) && (o.status === 'PAID' || watching > 0) && delay !== undefined) timer = setTimeout(() => void read(attempt + 1), delay);
       } catch (e) {
-        if (alive) setError(e instanceof ApiError ? e.message : String(e));
+        if (alive) setError(errorText(e));
       }
     };
     void read(0);
@@ -42,7 +43,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       await api(`/orders/${encodeURIComponent(orderId)}/sandbox-pay`, { method: 'POST', body: { outcome: 'SUCCEEDED' } });
       setWatching((w) => w + 1);
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e));
+      setError(errorText(e));
       setPaying(false);
     }
   };

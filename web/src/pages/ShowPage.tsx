@@ -1,9 +1,11 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, capacityOf, isCounted, serverNow, type Hold, type Order, type Show, type ShowSection } from '../api';
+import { errorText } from '../errors';
 import { dateTime, duration, money } from '../format';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
-import { navigate } from '../router';
+import { navigate, signInHref } from '../router';
+import { loadSelection, saveSelection } from '../selection-store';
 import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
@@ -21,7 +23,7 @@ export function ShowPage({ showId }: { showId: string }) {
         opened = s;
         if (alive) setSeats(s);
         else s.close();
-      }, (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)));
+      }, (e: unknown) => alive && setError(errorText(e)));
     return () => {
       alive = false;
       opened?.close();
@@ -34,7 +36,10 @@ export function ShowPage({ showId }: { showId: string }) {
 
 function Booking({ seats }: { seats: LiveSeats }) {
   const { show, layout } = seats;
-  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  // A selection made before signing in (or before a reload) comes back, less seats taken meanwhile.
+  const [selected, setSelected] = useState<ReadonlySet<number>>(() => new Set(loadSelection(show.showId)
+    .map((id) => layout.index.get(id)).filter((i): i is number => i !== undefined && seats.statuses[i] === 0).slice(0, seatsPerHoldMax)));
+  useEffect(() => saveSelection(show.showId, [...selected].map((i) => layout.seatIds[i] as string)), [selected]);
   const [hold, setHold] = useState<Hold | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -84,7 +89,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
 
   const place = async (body: object) => {
     if (session.value === null) {
-      setMessage(t('signInToBuy'));
+      // The selection is in sessionStorage: sign-in brings the buyer back here with it.
+      navigate(signInHref());
       return;
     }
     setBusy(true);
@@ -166,6 +172,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
         {hasMap && <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />}
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
+          {session.value === null && <p data-testid="sign-in-to-buy"><a href={signInHref()}>{t('signInToBuy')}</a></p>}
           {hold !== null ? (
             <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
           ) : (
@@ -267,7 +274,7 @@ function holdSummary(hold: Hold, show: Show): string {
 }
 
 function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
-  if (!(e instanceof ApiError)) return String(e);
+  if (!(e instanceof ApiError)) return errorText(e);
   switch (e.code) {
     case 'SEAT_UNAVAILABLE':
       return t('seatsTaken');
@@ -278,7 +285,7 @@ function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
     case 'UNAUTHORIZED':
       return t('signInToBuy');
     default:
-      return e.message;
+      return errorText(e);
   }
 }
 
