@@ -40,7 +40,6 @@ export const zhCN: Record<MessageKey, string> = {
   legendHeld: '锁定中（带斜线的空心方块）',
   legendSold: '已售（叉号）',
   legendMine: '您的选择（黑色方块，白色中心）',
-  seatLabel: '{section} 区 {row} 排 {number} 座',
   seatStatusAVAILABLE: '可选',
   seatStatusHELD: '锁定中',
   seatStatusSOLD: '已售',
@@ -183,7 +182,7 @@ export const zhCN: Record<MessageKey, string> = {
   clauseSeparator: '，',
   legendAccessible: '无障碍轮椅席（轮椅图标）',
   seatMapTapHelp: '点击或轻触座位即可选择。',
-  rowNumbers: '每排两端标有排号；放大后各分区上方标有座号。',
+  seatMapPreview: '座位图：共 {n} 座',
   // 错误：每个 API 错误码一条（web/src/errors.ts），数字取自错误的 details。
   errorVALIDATION_FAILED: '请检查填写的内容。',
   errorINVALID_JSON: '无法读取请求，请重试。',
