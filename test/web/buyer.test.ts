@@ -153,6 +153,8 @@ describe.skipIf(!hasChromium)('web front end: buyer', () => {
     const page = await context.newPage();
     await page.goto(`${t.baseUrl}/shows/${showId}`);
     await page.locator('[data-testid=live-status]', { hasText: 'Live' }).waitFor();
+    // The map draws in slices, frame by frame: its figures are there once the last one is drawn.
+    await page.locator('canvas[data-testid=seatmap][data-drawn]').waitFor();
     const render = await page.evaluate(() => {
       const timings = (window as unknown as { __seatMapTimings: { loadMs: number; layoutMs: number; drawMs: number } }).__seatMapTimings;
       const drawn = performance.getEntriesByName('seatmap-drawn')[0]?.startTime ?? NaN;

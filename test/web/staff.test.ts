@@ -113,7 +113,7 @@ describe.skipIf(!hasChromium)('web front end: organizer and door staff', () => {
     await page.getByTestId('door-queued').getByText('Scans waiting to upload: 1').waitFor();
     expect(await ticketStatus(second.owner, second.ticketId)).toBe('VALID');
     await context.setOffline(false);
-    await page.getByTestId('door-synced').getByText('Uploaded 1 offline scans.').waitFor({ timeout: 10_000 });
+    await page.getByTestId('door-synced').getByText('Uploaded 1 offline scan.').waitFor({ timeout: 10_000 });
     await page.getByTestId('door-queued').getByText('Scans waiting to upload: 0').waitFor();
     expect(await ticketStatus(second.owner, second.ticketId)).toBe('USED');
     await context.close();

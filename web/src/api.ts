@@ -51,6 +51,8 @@ export interface Section {
   readonly rows: number;
   readonly seatsPerRow: number;
   readonly priceCents: number;
+  /** Seats suited to wheelchair users, marked on the seat map. */
+  readonly accessible?: readonly { readonly row: number; readonly number: number }[];
 }
 
 /** A general-admission (standing) section: a capacity, no seats. */

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import { errorText } from './errors';
 
 /** Re-renders every `ms` (countdowns). */
 export function useTick(ms = 1000): number {
@@ -25,7 +25,7 @@ export function useLoad<T>(load: () => Promise<T>, key: unknown[]): Loaded<T> {
   useEffect(() => {
     let alive = true;
     setError(null);
-    load().then((d) => alive && setData(d), (e: unknown) => alive && setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e)));
+    load().then((d) => alive && setData(d), (e: unknown) => alive && setError(errorText(e)));
     return () => {
       alive = false;
     };

@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { lang, languages, setLang, t, type Lang } from './i18n';
 import { online } from './online';
 import { Lazy } from './Lazy';
-import { match, onLinkClick, path, navigate } from './router';
+import { match, onLinkClick, path, navigate, signInHref } from './router';
 import { role, session, signOut } from './session';
 import { ShowList } from './pages/ShowList';
 import { ShowPage } from './pages/ShowPage';
@@ -26,6 +26,8 @@ function Page() {
   if (p === '/tickets') return <MyTickets />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
+  // Organizer and door pages need an account: signed out, say so and offer to sign in and come back.
+  if (session.value === null && (p === '/admin' || p.startsWith('/admin/') || p === '/door')) return <SignInFirst door={p === '/door'} />;
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
@@ -33,9 +35,22 @@ function Page() {
   return <p>{t('notFound')} <a href="/">{t('backToShows')}</a></p>;
 }
 
+function SignInFirst({ door }: { door: boolean }) {
+  return (
+    <section class="narrow" data-testid="sign-in-first">
+      <h1>{door ? t('doorTitle') : t('organizerTitle')}</h1>
+      <p>{door ? t('needStaff') : t('needAdmin')}</p>
+      <p><a class="button primary" href={signInHref()}>{t('signInToContinue')}</a></p>
+    </section>
+  );
+}
+
 function Header() {
   const who = session.value;
   const r = role.value;
+  const p = path.value;
+  // Signing in from a page comes back to it (not from the start page or the sign-in pages themselves).
+  const comeBack = p !== '/' && p !== '/signin' && p !== '/signup';
   return (
     <header class="top">
       <a href="/" class="brand">{t('appName')}</a>
@@ -57,8 +72,8 @@ function Header() {
         </label>
         {who === null ? (
           <>
-            <a href="/signin">{t('navSignIn')}</a>
-            <a href="/signup">{t('navSignUp')}</a>
+            <a href={comeBack ? signInHref() : '/signin'}>{t('navSignIn')}</a>
+            <a href={comeBack ? signInHref(undefined, '/signup') : '/signup'}>{t('navSignUp')}</a>
           </>
         ) : (
           <>

@@ -14,6 +14,25 @@ addEventListener('popstate', () => {
   path.value = location.pathname;
 });
 
+/**
+ * Where to go after signing in: the `next` of the current URL when it is a path of this site
+ * ("/shows/x?y"), never another origin ("//evil.example", "https://...", "/\\evil") or a scheme.
+ */
+export function nextPath(search: string = location.search): string | null {
+  const next = new URLSearchParams(search).get('next');
+  if (next === null || next.length > 512 || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return null;
+  try {
+    const url = new URL(next, location.origin);
+    return url.origin === location.origin ? url.pathname + url.search + url.hash : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The sign-in page's address that comes back to `back` (default: here) afterwards. */
+export const signInHref = (back: string = location.pathname + location.search, page: '/signin' | '/signup' = '/signin'): string =>
+  `${page}?${new URLSearchParams({ next: back }).toString()}`;
+
 /** Same-origin link clicks stay in the app. */
 export function onLinkClick(event: MouseEvent): void {
   const anchor = (event.target as Element | null)?.closest('a');

@@ -32,7 +32,28 @@ export function setLang(next: Lang): void {
   document.documentElement.lang = next;
 }
 
-const formats = new Map<string, IntlMessageFormat>();
+interface Compiled {
+  readonly format: IntlMessageFormat;
+  /** Placeholders the message formats itself (plural, select, number...): they get the raw value. */
+  readonly typed: ReadonlySet<string>;
+}
+const formats = new Map<string, Compiled>();
+const numberFormats = new Map<Lang, Intl.NumberFormat>();
+
+/** The parser's elements, as far as we look into them: type 1 is a plain `{name}`. */
+interface Element {
+  readonly type: number;
+  readonly value?: unknown;
+  readonly options?: Readonly<Record<string, { readonly value: readonly Element[] }>>;
+}
+
+function typedArguments(elements: readonly Element[], out: Set<string>): Set<string> {
+  for (const e of elements) {
+    if (e.type >= 2 && e.type <= 6 && typeof e.value === 'string') out.add(e.value);
+    for (const option of Object.values(e.options ?? {})) typedArguments(option.value, out);
+  }
+  return out;
+}
 
 /**
  * The message in the current language. Messages are ICU MessageFormat: `{name}` placeholders
@@ -42,13 +63,20 @@ const formats = new Map<string, IntlMessageFormat>();
  */
 export function t(key: MessageKey, params: Readonly<Record<string, string | number>> = {}): string {
   const cacheKey = `${lang.value}\u0000${key}`;
-  let format = formats.get(cacheKey);
-  if (format === undefined) {
-    format = new IntlMessageFormat(catalogs[lang.value][key], lang.value, undefined, { ignoreTag: true });
-    formats.set(cacheKey, format);
+  let compiled = formats.get(cacheKey);
+  if (compiled === undefined) {
+    const format = new IntlMessageFormat(catalogs[lang.value][key], lang.value, undefined, { ignoreTag: true });
+    compiled = { format, typed: typedArguments(format.getAst() as unknown as readonly Element[], new Set()) };
+    formats.set(cacheKey, compiled);
   }
+  // intl-messageformat writes a number in a plain `{name}` as String(n) ("20000"): write it as
+  // the language does ("20,000"); plurals and the like get the number itself.
+  let numbers = numberFormats.get(lang.value);
+  if (numbers === undefined) numberFormats.set(lang.value, (numbers = new Intl.NumberFormat(lang.value)));
+  const values: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(params)) values[name] = typeof value === 'number' && !compiled.typed.has(name) ? numbers.format(value) : value;
   try {
-    return String(format.format(params));
+    return String(compiled.format.format(values));
   } catch (error) {
     // A placeholder without its value is a bug of the caller: say so (the browser tests fail on
     // console errors) but keep the page readable.

@@ -1,7 +1,8 @@
 import { useState } from 'preact/hooks';
-import { api, ApiError } from '../api';
+import { api } from '../api';
+import { errorText } from '../errors';
 import { t } from '../i18n';
-import { navigate } from '../router';
+import { navigate, nextPath, signInHref } from '../router';
 import { signIn, type Role } from '../session';
 
 export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
@@ -9,6 +10,7 @@ export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const next = nextPath();
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -18,10 +20,10 @@ export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
       if (mode === 'signup') await api('/auth/register', { method: 'POST', body: { username, password } });
       const login = await api<{ token: string; expiresInSeconds: number; role: Role }>('/auth/login', { method: 'POST', body: { username, password } });
       signIn({ token: login.token, username, role: login.role, expiresAt: Date.now() + login.expiresInSeconds * 1000 });
-      navigate(login.role === 'STAFF' ? '/door' : '/');
+      // Back where the buyer came from (the show, with the selection kept), else the start page.
+      navigate(next ?? (login.role === 'STAFF' ? '/door' : '/'));
     } catch (err) {
-      const code = err instanceof ApiError ? err.code : '';
-      setError(code === 'INVALID_CREDENTIALS' ? t('badCredentials') : code === 'USERNAME_TAKEN' ? t('usernameTaken') : code === 'VALIDATION_FAILED' ? t('invalidInput') : String(err));
+      setError(errorText(err));
     } finally {
       setBusy(false);
     }
@@ -42,7 +44,9 @@ export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
         {error !== null && <p class="notice" role="alert">{error}</p>}
         <button type="submit" class="primary" disabled={busy}>{mode === 'signin' ? t('submitSignIn') : t('submitSignUp')}</button>
       </form>
-      <p>{mode === 'signin' ? <a href="/signup">{t('needAccount')}</a> : <a href="/signin">{t('haveAccount')}</a>}</p>
+      <p>{mode === 'signin'
+        ? <a href={next === null ? '/signup' : signInHref(next, '/signup')}>{t('needAccount')}</a>
+        : <a href={next === null ? '/signin' : signInHref(next, '/signin')}>{t('haveAccount')}</a>}</p>
     </section>
   );
 }

@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'preact/hooks';
-import { api, ApiError, capacityOf, isCounted, mapSections, type ShowSection } from '../api';
+import { api, capacityOf, isCounted, mapSections, type ShowSection } from '../api';
+import { errorText } from '../errors';
 import { money } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
@@ -88,7 +89,7 @@ export function CreateShow() {
       });
       navigate('/admin');
     } catch (err) {
-      setError(err instanceof ApiError ? `${err.code}: ${err.message}` : String(err));
+      setError(errorText(err));
     } finally {
       setBusy(false);
     }

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ApiError, serverNow, type Order, type Show } from '../api';
+import { errorText } from '../errors';
 import { dateTime, duration, money } from '../format';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
@@ -38,7 +39,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
         // Paid but not ticketed yet, or payment sent: look again shortly, then less and less often.
         if (!settled(o) && (o.status === 'PAID' || watching > 0) && delay !== undefined) timer = setTimeout(() => void read(attempt + 1), delay);
       } catch (e) {
-        if (alive) setError(e instanceof ApiError ? e.message : String(e));
+        if (alive) setError(errorText(e));
       }
     };
     void read(0);
@@ -66,7 +67,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       await api(`/orders/${encodeURIComponent(orderId)}/sandbox-pay`, { method: 'POST', body: { outcome: 'SUCCEEDED' } });
       setWatching((w) => w + 1);
     } catch (e) {
-      setNotice(e instanceof ApiError ? e.message : String(e));
+      setNotice(errorText(e));
       setPaying(false);
     }
   };
@@ -80,7 +81,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       setNotice(t('orderCancelled'));
       holdsChanged();
     } catch (e) {
-      setNotice(e instanceof ApiError ? e.message : String(e));
+      setNotice(errorText(e));
       setWatching((w) => w + 1);
     } finally {
       setBusy(false);

@@ -1,12 +1,14 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Order, type Show, type ShowSection } from '../api';
+import { errorText } from '../errors';
 import { dateTime, duration, money } from '../format';
 import { linesName } from '../lines';
 import { holdsChanged, myHolds, timeOfDay, type HoldWithTerms } from '../my-holds';
 import { seatName, seatsName } from '../seat-names';
 import { useTick } from '../hooks';
 import { t } from '../i18n';
-import { navigate } from '../router';
+import { navigate, signInHref } from '../router';
+import { loadSelection, saveSelection } from '../selection-store';
 import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
@@ -25,7 +27,7 @@ export function ShowPage({ showId }: { showId: string }) {
         opened = s;
         if (alive) setSeats(s);
         else s.close();
-      }, (e: unknown) => alive && setError(e instanceof Error ? e.message : String(e)));
+      }, (e: unknown) => alive && setError(errorText(e)));
     return () => {
       alive = false;
       opened?.close();
@@ -38,7 +40,10 @@ export function ShowPage({ showId }: { showId: string }) {
 
 function Booking({ seats }: { seats: LiveSeats }) {
   const { show, layout } = seats;
-  const [selected, setSelected] = useState<ReadonlySet<number>>(new Set());
+  // A selection made before signing in (or before a reload) comes back, less seats taken meanwhile.
+  const [selected, setSelected] = useState<ReadonlySet<number>>(() => new Set(loadSelection(show.showId)
+    .map((id) => layout.index.get(id)).filter((i): i is number => i !== undefined && seats.statuses[i] === 0).slice(0, seatsPerHoldMax)));
+  useEffect(() => saveSelection(show.showId, [...selected].map((i) => layout.seatIds[i] as string)), [selected]);
   const [hold, setHold] = useState<HoldWithTerms | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
@@ -106,7 +111,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
 
   const place = async (body: object) => {
     if (session.value === null) {
-      setMessage(t('signInToBuy'));
+      // The selection is in sessionStorage: sign-in brings the buyer back here with it.
+      navigate(signInHref());
       return;
     }
     setBusy(true);
@@ -209,6 +215,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
         {hasMap && <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />}
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
+          {session.value === null && <p data-testid="sign-in-to-buy"><a href={signInHref()}>{t('signInToBuy')}</a></p>}
           {hold !== null ? (
             <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onExtend={extend} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
           ) : (
@@ -305,7 +312,7 @@ function HoldPanel({ hold, show, busy, onCheckout, onRelease, onExtend, onLapse 
 }
 
 function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
-  if (!(e instanceof ApiError)) return String(e);
+  if (!(e instanceof ApiError)) return errorText(e);
   switch (e.code) {
     case 'SEAT_UNAVAILABLE':
       return t('seatsTaken');
@@ -316,7 +323,7 @@ function holdError(e: unknown, notEnough = t('notEnoughSeats')): string {
     case 'UNAUTHORIZED':
       return t('signInToBuy');
     default:
-      return e.message;
+      return errorText(e);
   }
 }
 

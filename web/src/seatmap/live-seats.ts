@@ -32,7 +32,7 @@ export const reconnectBackoff = { baseMs: 1000, maxMs: 30_000 };
 const availabilityRefreshMs = 1000;
 
 /** Render and live-update timings, read by the browser tests (and handy in devtools). */
-export const seatMapTimings = { loadMs: 0, layoutMs: 0, drawMs: 0, lastUpdateMs: 0, updates: 0, reconnects: 0 };
+export const seatMapTimings = { loadMs: 0, layoutMs: 0, drawMs: 0, longestSliceMs: 0, lastUpdateMs: 0, updates: 0, reconnects: 0 };
 (window as unknown as { __seatMapTimings: typeof seatMapTimings }).__seatMapTimings = seatMapTimings;
 
 /** The delay before retry number `attempt` (0-based): min(cap, base·2^attempt), less up to half at random. */
