@@ -38,7 +38,7 @@ async function buy(username: string, showId: string, hold: Record<string, unknow
 
 const sections = [
   { id: 'A', name: 'Stalls', rows: 5, seatsPerRow: 10, priceCents: 5000 },
-  { id: 'G', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 100, priceCents: 3000 },
+  { id: 'G', name: 'Standing', kind: 'GENERAL_ADMISSION' as const, capacity: 100, priceCents: 3000 },
 ];
 
 describe('door desk: the live count and the attendee search', () => {

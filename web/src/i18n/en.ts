@@ -186,6 +186,36 @@ export const en = {
   // == organizer ==
   // == end organizer ==
   // == door ==
+  doorShow: 'Show',
+  doorChooseShow: 'Choose a show',
+  doorNoShows: 'No shows to check in.',
+  doorCount: '{checkedIn} of {tickets, plural, one {# ticket} other {# tickets}} checked in',
+  doorCountLabel: 'Checked in so far',
+  doorGaPlace: '{section} – general admission',
+  doorCodeOfflineOnlyQr: 'Only the QR can be checked offline: a typed ticket code needs the network. Scan the QR, or type the code again once back online.',
+  doorCodeNeedsShow: 'Choose the show first: a ticket code is checked within its show.',
+  checkedOfflineUploaded: 'Checked offline; uploaded to the server.',
+  doorFlagged: 'Warning: ticket {ticket} ({place}) was admitted twice while offline.',
+  doorSearchTitle: 'Find an attendee',
+  doorSearchLabel: 'Buyer name or ticket code',
+  doorSearch: 'Search',
+  doorSearchNone: 'No one found.',
+  doorAdmit: 'Admit',
+  doorAdmitWho: 'Admit {name}: {place}',
+  attendeeCheckedIn: 'Checked in',
+  attendeeNotCheckedIn: 'Not checked in',
+  attendeeNoLonger: 'No longer valid',
+  attendeesTitle: 'Attendees: {title}',
+  attendeesLink: 'Attendee list',
+  attendeeBuyer: 'Buyer',
+  attendeePlace: 'Seat',
+  attendeeOrder: 'Order',
+  attendeeCode: 'Ticket code',
+  attendeeStatus: 'Status',
+  attendeesNone: 'No attendees yet.',
+  pagePrevious: 'Previous page',
+  pageNext: 'Next page',
+  pageNumber: 'Page {n}',
   // == end door ==
   // == seat map, errors, sign-in ==
   // == end seat map, errors, sign-in ==

@@ -179,6 +179,36 @@ export const zhCN: Record<MessageKey, string> = {
   // == organizer ==
   // == end organizer ==
   // == door ==
+  doorShow: '演出',
+  doorChooseShow: '选择演出',
+  doorNoShows: '暂无可检票的演出。',
+  doorCount: '已入场 {checkedIn} / {tickets} 张',
+  doorCountLabel: '目前入场',
+  doorGaPlace: '{section}（站票，不对号）',
+  doorCodeOfflineOnlyQr: '离线时只能核验二维码：手动输入的票码需要联网。请扫描二维码，或联网后重新输入票码。',
+  doorCodeNeedsShow: '请先选择演出：票码需在所属演出内核验。',
+  checkedOfflineUploaded: '离线核验；已上传到服务器。',
+  doorFlagged: '警告：票 {ticket}（{place}）离线时被重复放行。',
+  doorSearchTitle: '查找观众',
+  doorSearchLabel: '购票人用户名或票码',
+  doorSearch: '搜索',
+  doorSearchNone: '未找到。',
+  doorAdmit: '放行',
+  doorAdmitWho: '放行 {name}：{place}',
+  attendeeCheckedIn: '已入场',
+  attendeeNotCheckedIn: '未入场',
+  attendeeNoLonger: '已失效',
+  attendeesTitle: '观众名单：{title}',
+  attendeesLink: '观众名单',
+  attendeeBuyer: '购票人',
+  attendeePlace: '座位',
+  attendeeOrder: '订单',
+  attendeeCode: '票码',
+  attendeeStatus: '状态',
+  attendeesNone: '暂无观众。',
+  pagePrevious: '上一页',
+  pageNext: '下一页',
+  pageNumber: '第 {n} 页',
   // == end door ==
   // == seat map, errors, sign-in ==
   // == end seat map, errors, sign-in ==
