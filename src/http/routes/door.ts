@@ -35,7 +35,9 @@ const SyncResult = Type.Object({
   nonce: Type.String(),
   outcome: Type.String({ description: 'ADMITTED, ALREADY_ADMITTED_SAME_SCAN, TICKET_ALREADY_USED, TICKET_NOT_VALID or TICKET_INVALID' }),
   ticketId: Type.Union([Type.String(), Type.Null()]),
-  seatId: Type.Union([Type.String(), Type.Null()]),
+  showId: Type.Union([Type.String(), Type.Null()]),
+  sectionId: Type.Union([Type.String(), Type.Null()], { description: 'null for a forged QR or one issued before QRs named the section' }),
+  seatId: Type.Union([Type.String(), Type.Null()], { description: 'empty for general admission' }),
   usedAt: Type.Union([Type.String(), Type.Null()]),
   flagged: Type.Boolean({ description: 'the door admitted it offline but it had already been used: admitted twice' }),
 });

@@ -24,6 +24,8 @@ interface SyncResult {
   readonly nonce: string;
   readonly outcome: string;
   readonly ticketId: string | null;
+  readonly showId?: string | null;
+  readonly sectionId?: string | null;
   readonly seatId: string | null;
   readonly flagged: boolean;
 }
@@ -301,7 +303,7 @@ export function DoorPage() {
       {syncNote !== null && <p role="status" data-testid="door-synced">{syncNote}</p>}
       {flags.map((f) => (
         <p key={f.nonce} class="notice" role="alert" data-testid="door-flag">
-          {t('doorFlagged', { ticket: f.ticketId ?? '?', place: placeName(sectionsOf(showId), null, f.seatId) })}
+          {t('doorFlagged', { ticket: f.ticketId ?? '?', place: placeName(sectionsOf(f.showId ?? showId), f.sectionId, f.seatId) })}
         </p>
       ))}
       {showId !== '' && online.value && <AttendeeSearch showId={showId} sections={sectionsOf(showId)} onAdmit={(c) => check(c)} />}
