@@ -25,6 +25,9 @@ export interface SyncResult {
   readonly nonce: string;
   readonly outcome: SyncOutcome;
   readonly ticketId: string | null;
+  /** The show and section the QR names (null for a forged one; section null in QRs from before it was named), so the door names the place. */
+  readonly showId: string | null;
+  readonly sectionId: string | null;
   readonly seatId: string | null;
   /** When the ticket was first used (the scan's own time when this upload admitted it). */
   readonly usedAt: number | null;
@@ -47,7 +50,7 @@ export async function syncOfflineScans(ctx: AppContext, staffUserId: string, sca
 
 async function syncOne(ctx: AppContext, staffUserId: string, scan: OfflineScan, at: number): Promise<SyncResult> {
   const claims = decodeTicketQr(ctx.signer, scan.qr);
-  const base = { nonce: scan.nonce, ticketId: claims?.tid ?? null, seatId: claims?.seat ?? null };
+  const base = { nonce: scan.nonce, ticketId: claims?.tid ?? null, showId: claims?.show ?? null, sectionId: claims?.sec ?? null, seatId: claims?.seat ?? null };
   if (claims === null) return { ...base, outcome: 'TICKET_INVALID', usedAt: null, flagged: false };
   const verdict = await withStaleRetries<{ outcome: SyncOutcome; usedAt: number | null }>('ticket', async () => {
     const ticket: Ticket | null = await ctx.store.getTicket(claims.tid);

@@ -10,6 +10,8 @@ export interface TicketClaims {
   readonly code: string;
   readonly show: string;
   readonly seat: string;
+  /** The ticket's section, so a door offline names a general-admission place (absent from QRs made before it was added). */
+  readonly sec?: string;
 }
 
 const prefix = 'TR1';
@@ -18,7 +20,7 @@ export const qrLengthMax = 1024;
 
 export function encodeTicketQr(signer: TicketSigner, ticket: Ticket): string {
   // General admission tickets name no seat: the claim is then empty.
-  const claims: TicketClaims = { tid: ticket.ticketId, code: ticket.code, show: ticket.showId, seat: ticket.seatId ?? '' };
+  const claims: TicketClaims = { tid: ticket.ticketId, code: ticket.code, show: ticket.showId, seat: ticket.seatId ?? '', sec: ticket.sectionId };
   const body = Buffer.from(JSON.stringify(claims)).toString('base64url');
   const signed = `${prefix}.${body}`;
   return `${signed}.${signer.sign(signed)}`;

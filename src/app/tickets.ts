@@ -97,17 +97,47 @@ export interface CheckInResult {
   readonly ticket: TicketView;
 }
 
-/** Door check-in: a forged or unknown code is TICKET_INVALID; a second use is TICKET_ALREADY_USED. */
-export async function checkInTicket(ctx: AppContext, qr: string, scan: DoorScan): Promise<CheckInResult> {
-  const claims = decodeTicketQr(ctx.signer, qr);
-  if (claims === null) {
+/**
+ * What the door was given: the signed QR payload, or the short code printed on the ticket with
+ * the show the door is checking (a code is unique only as issued; it is looked up within its show).
+ */
+export type DoorTicketRef = { readonly qr: string } | { readonly code: string; readonly showId: string };
+
+/** Spaces and dashes people type between groups of the printed code do not count; letters in either case. */
+export const normalizeTicketCode = (code: string): string => code.replace(/[\s-]+/g, '').toUpperCase();
+
+/**
+ * How to find the ticket on each try, or null for a reference that cannot name a genuine ticket:
+ * a QR must carry our signature and its ticket's code; a short code must be one issued for the show.
+ */
+function ticketLookup(ctx: AppContext, ref: DoorTicketRef): (() => Promise<Ticket | null>) | null {
+  if ('qr' in ref) {
+    const claims = decodeTicketQr(ctx.signer, ref.qr);
+    if (claims === null) return null;
+    return async () => {
+      const ticket = await ctx.store.getTicket(claims.tid);
+      return ticket !== null && ticket.code === claims.code ? ticket : null;
+    };
+  }
+  const code = normalizeTicketCode(ref.code);
+  return () => ctx.store.ticketByCode(ref.showId, code);
+}
+
+/**
+ * Door check-in, by QR or by the printed short code: the same once-only rule and nonce either way
+ * (one lookup, then the domain's checkIn and the store's compare-and-set). A forged or unknown QR
+ * or code is TICKET_INVALID; a second use is TICKET_ALREADY_USED.
+ */
+export async function checkInTicket(ctx: AppContext, ref: DoorTicketRef, scan: DoorScan): Promise<CheckInResult> {
+  const lookup = ticketLookup(ctx, ref);
+  if (lookup === null) {
     ctx.telemetry.checkIn('TICKET_INVALID');
     throw new AppError('TICKET_INVALID', 'this code is not a genuine ticket');
   }
   try {
     const result = await withStaleRetries('ticket', async () => {
-      const ticket = await ctx.store.getTicket(claims.tid);
-      if (ticket === null || ticket.code !== claims.code) throw new AppError('TICKET_INVALID', 'this code is not a genuine ticket');
+      const ticket = await lookup();
+      if (ticket === null) throw new AppError('TICKET_INVALID', 'this code is not a genuine ticket');
       const checked = unwrap(checkIn(ticket, scan, ctx.clock.now()));
       if (checked.outcome !== 'ADMITTED') return done(checked);
       // Two stewards scanning at once: one admits, the other re-reads and is told it was used.

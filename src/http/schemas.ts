@@ -244,18 +244,26 @@ export const SettlementOutcomeSchema = Type.Unsafe<SettlementOutcome>({
   description: 'What the callback did (AMOUNT_MISMATCH: acknowledged, the money goes back); see docs/api.md, Payment callbacks',
 });
 
-export const CheckInBody = Type.Object(
-  {
-    qr: Type.String({ minLength: 1, maxLength: 1024 }),
-    nonce: Type.Optional(Type.String({
-      minLength: 1, maxLength: 64,
-      description: 'Scanner-chosen; a retried scan with the same nonce from the same account, gate and device is not a second use',
-    })),
-    gate: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The entrance scanning; binds the nonce to it' })),
-    deviceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The scanning device; binds the nonce to it' })),
-  },
-  { additionalProperties: false },
-);
+const checkInScanFields = {
+  nonce: Type.Optional(Type.String({
+    minLength: 1, maxLength: 64,
+    description: 'Scanner-chosen; a retried scan with the same nonce from the same account, gate and device is not a second use',
+  })),
+  gate: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The entrance scanning; binds the nonce to it' })),
+  deviceId: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'The scanning device; binds the nonce to it' })),
+};
+/** Either the QR payload, or the short code printed on the ticket with the show being checked. */
+export const CheckInBody = Type.Union([
+  Type.Object({ qr: Type.String({ minLength: 1, maxLength: 1024, description: 'The signed QR payload' }), ...checkInScanFields }, { additionalProperties: false }),
+  Type.Object({
+    code: Type.String({
+      minLength: 1, maxLength: 32, pattern: '^[A-Za-z0-9 -]+$',
+      description: 'The 12-character code printed on the ticket (case, spaces and dashes ignored); unknown in this show: TICKET_INVALID',
+    }),
+    showId: Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9_-]+$', description: 'The show the door is checking' }),
+    ...checkInScanFields,
+  }, { additionalProperties: false }),
+]);
 
 export const RoleBody = Type.Object(
   { role: Type.Union([Type.Literal('BUYER'), Type.Literal('STAFF'), Type.Literal('ADMIN')]) },

@@ -104,6 +104,9 @@ it('carries holds, orders and tickets of a v5 database into sections, hold lines
       { ticket_id: 't1', section_id: 'B', seat_id: 'B-1-1', seq: 1, status: 'VALID' },
       { ticket_id: 't2', section_id: 'B', seat_id: 'B-1-2', seq: 2, status: 'USED' },
     ]);
+    // v8: the door's counters and each ticket's buyer key come from the tickets already there.
+    expect(db.prepare('SELECT show_id, admitting, checked_in FROM show_door_counts').all()).toEqual([{ show_id: 'shw', admitting: 2, checked_in: 1 }]);
+    expect(db.prepare('SELECT DISTINCT t.buyer_key = u.username_key AS same FROM tickets t JOIN users u ON u.user_id = t.user_id').all()).toEqual([{ same: 1 }]);
     expect(db.prepare("SELECT accessible FROM seats WHERE seat_id = 'A-1-1'").get()).toEqual({ accessible: 0 });
     const spec = JSON.parse((db.prepare("SELECT seat_map FROM shows WHERE show_id = 'shw'").get() as { seat_map: string }).seat_map) as unknown;
     expect(spec).toEqual({ sections: seatMap.sections.map((s) => ({ ...s, kind: 'SEATED', sellBy: 'SEAT', accessible: [] })) });

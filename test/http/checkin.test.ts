@@ -23,15 +23,15 @@ async function steward(): Promise<ApiClient> {
 }
 
 /** A paid, ticketed seat: its ticket as the buyer sees it. */
-async function ticket(): Promise<{ qr: string }> {
+async function ticket(showId?: string): Promise<{ qr: string; code: string; showId: string; ticketId: string; seatId: string }> {
   const buyer = await new ApiClient(t.node.app).signUp(`holder${++seq}`);
-  const showId = await createShow(admin);
+  showId ??= await createShow(admin);
   const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
   const order = (await buyer.request('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': `t-${seq}` })).body;
   await postCallback(t.node.app, t.node.config.secrets.payment, { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: order.amountCents });
   return eventually(async () => {
     const o = (await buyer.request('GET', `/api/v1/orders/${order.orderId}`)).body;
-    return o.status === 'TICKETED' ? (o.tickets[0] as { qr: string }) : undefined;
+    return o.status === 'TICKETED' ? (o.tickets[0] as { qr: string; code: string; showId: string; ticketId: string; seatId: string }) : undefined;
   });
 }
 
@@ -89,5 +89,56 @@ describe('a ticket QR has exactly one spelling', () => {
       expect({ variant, status: reply.status, code: reply.body.code }).toEqual({ variant, status: 400, code: 'TICKET_INVALID' });
     }
     expect((await door.request('POST', '/api/v1/checkin', { qr, nonce: 'n' })).status).toBe(200);
+  });
+});
+
+describe('the door admits by the code printed on the ticket', () => {
+  it('checks a ticket in by its short code and show, with the same once-only rule and nonce as its QR', async () => {
+    const first = await ticket();
+    const door = await steward();
+    const scan = { code: first.code, showId: first.showId, nonce: 'typed-1', gate: 'east' };
+    const admitted = await door.request('POST', '/api/v1/checkin', scan);
+    expect({ status: admitted.status, outcome: admitted.body.outcome, ticketId: admitted.body.ticket.ticketId, seatId: admitted.body.ticket.seatId })
+      .toEqual({ status: 200, outcome: 'ADMITTED', ticketId: first.ticketId, seatId: first.seatId });
+    // The same typed scan retried is the same admission; a new scan is a second use, by code or by QR.
+    expect((await door.request('POST', '/api/v1/checkin', scan)).body.outcome).toBe('ALREADY_ADMITTED_SAME_SCAN');
+    const again = await door.request('POST', '/api/v1/checkin', { ...scan, nonce: 'typed-2' });
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'TICKET_ALREADY_USED' });
+    const byQr = await door.request('POST', '/api/v1/checkin', { qr: first.qr, nonce: 'scan-3' });
+    expect({ status: byQr.status, code: byQr.body.code }).toEqual({ status: 409, code: 'TICKET_ALREADY_USED' });
+  });
+
+  it('reads the code as people type it: lower case, spaces and dashes between groups', async () => {
+    const { code, showId } = await ticket();
+    const typed = `${code.slice(0, 4)}-${code.slice(4, 8)} ${code.slice(8)}`.toLowerCase();
+    const reply = await (await steward()).request('POST', '/api/v1/checkin', { code: typed, showId });
+    expect({ status: reply.status, outcome: reply.body.outcome }).toEqual({ status: 200, outcome: 'ADMITTED' });
+  });
+
+  it('answers TICKET_INVALID for an unknown code, a code of another show, or a show that does not exist', async () => {
+    const { code, showId } = await ticket();
+    const otherShow = await createShow(admin);
+    const door = await steward();
+    for (const body of [{ code: 'ABCDEFGHJKMN', showId }, { code, showId: otherShow }, { code, showId: 'no_such_show' }]) {
+      const reply = await door.request('POST', '/api/v1/checkin', body);
+      expect({ body, status: reply.status, code: reply.body.code }).toEqual({ body, status: 400, code: 'TICKET_INVALID' });
+    }
+    // Still VALID: none of those used it.
+    expect((await door.request('POST', '/api/v1/checkin', { code, showId })).body.outcome).toBe('ADMITTED');
+  });
+
+  it('refuses a body with both or neither of qr and code, or a code without its show, as VALIDATION_FAILED', async () => {
+    const { qr, code, showId } = await ticket();
+    const door = await steward();
+    for (const body of [{ qr, code, showId }, { nonce: 'x' }, { code }, { code: 'x'.repeat(40), showId }, { code: '<script>', showId }]) {
+      const reply = await door.request('POST', '/api/v1/checkin', body);
+      expect({ body, status: reply.status, code: reply.body.code }).toEqual({ body, status: 400, code: 'VALIDATION_FAILED' });
+    }
+  });
+
+  it('is for door staff only: a buyer cannot check a code in', async () => {
+    const { code, showId } = await ticket();
+    const buyer = await new ApiClient(t.node.app).signUp(`nosy${++seq}`);
+    expect((await buyer.request('POST', '/api/v1/checkin', { code, showId })).status).toBe(403);
   });
 });

@@ -1,8 +1,10 @@
 // TicketRush service worker: keeps the app (above all the door check-in page) and the ticket
 // public key available offline. Pages: network first, cached copy when offline. Built assets:
 // cache first (their names carry a content hash). The API is never cached, except the public key.
+// Icons and the door's web app manifest: network first, the precached copy offline.
 const CACHE = 'ticketrush-v1';
 const KEY_URL = '/api/v1/tickets/public-key';
+const ROOT_FILES = /^\/(favicon\.ico|favicon\.svg|icon-\d+\.png|manifest\.webmanifest)$/;
 
 self.addEventListener('install', (event) => {
   event.waitUntil((async () => {
@@ -26,7 +28,7 @@ self.addEventListener('fetch', (event) => {
   if (request.method !== 'GET') return;
   const url = new URL(request.url);
   if (url.origin !== self.location.origin) return;
-  if (url.pathname === KEY_URL) {
+  if (url.pathname === KEY_URL || ROOT_FILES.test(url.pathname)) {
     event.respondWith(networkFirst(request, request));
   } else if (request.mode === 'navigate' && !/^\/(api|docs|metrics|healthz|readyz)(\/|$)/.test(url.pathname)) {
     // Every client-side route is the same index page.

@@ -16,6 +16,7 @@ const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
+const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 
 function Page() {
   const p = path.value;
@@ -31,6 +32,7 @@ function Page() {
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
+  if ((params = match('/admin/shows/:showId/attendees', p))) return <Lazy load={attendees} props={{ showId: params.showId ?? '' }} />;
   if (p === '/door') return <Lazy load={door} props={{}} />;
   return <p>{t('notFound')} <a href="/">{t('backToShows')}</a></p>;
 }

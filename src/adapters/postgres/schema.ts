@@ -211,4 +211,27 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX holds_active_by_user ON holds (user_id, expires_at, hold_id) WHERE status = 'ACTIVE';
     `,
   },
+  {
+    // The door (issue 20): a ticket is found by the short code printed on it within its show; each
+    // ticket carries its buyer's username key so the attendee search is a range of one index per
+    // show; the show's admitting and used tickets are counters kept by issue and check-in, split
+    // into bucket rows (issue picks one at random) so a rush of ticketing does not queue on one row.
+    version: 3,
+    name: 'door: code lookup, attendee search, door counts',
+    sql: `
+    CREATE INDEX tickets_by_show_code ON tickets (show_id, code);
+    ALTER TABLE tickets ADD COLUMN buyer_key text NOT NULL DEFAULT '';
+    UPDATE tickets t SET buyer_key = u.username_key FROM users u WHERE u.user_id = t.user_id;
+    CREATE INDEX tickets_attendees ON tickets (show_id, buyer_key COLLATE "C", order_id COLLATE "C", seq);
+    CREATE TABLE show_door_counts (
+      show_id text NOT NULL,
+      bucket smallint NOT NULL CHECK (bucket >= 0),
+      admitting bigint NOT NULL,
+      checked_in bigint NOT NULL,
+      PRIMARY KEY (show_id, bucket)
+    );
+    INSERT INTO show_door_counts (show_id, bucket, admitting, checked_in)
+      SELECT show_id, 0, count(*) FILTER (WHERE status <> 'INVALID'), count(*) FILTER (WHERE status = 'USED') FROM tickets GROUP BY show_id;
+    `,
+  },
 ];

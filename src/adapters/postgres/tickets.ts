@@ -1,5 +1,8 @@
 import { candidateRows, chooseBestAvailable, limits, type BestAvailableChoice, type SeatMapSpec, type SeatPosition, type Ticket } from '../../domain/index.js';
-import { StoreBusyError, type IssueTicketsOutcome, type SeatChange, type TicketStore } from '../../ports/engine/index.js';
+import { randomInt } from 'node:crypto';
+import type pg from 'pg';
+import { StoreBusyError, type Attendee, type DoorCounts, type IssueTicketsOutcome, type SeatChange, type TicketStore } from '../../ports/engine/index.js';
+import { doorCountDelta, keyRangeEnd } from '../shared/door-counts.js';
 import { FreeSeats } from '../shared/free-seats.js';
 import { unexpected, type PgDb } from './db.js';
 import { firstWindowRows, readFreeRows } from './free-rows.js';
@@ -8,7 +11,20 @@ import { refuse, takeChosenSeats } from './stock.js';
 
 /** Chosen seats lost to parallel issuers before issuing gives up with BUSY. */
 const ticketSeatCollisionsMax = 64;
+/** Bucket rows of a show's door counts: parallel issuers and scans update different rows, a read sums them. */
+const doorCountBuckets = 8;
 
+/**
+ * Moves a show's door counts in the caller's transaction. Last statement of each operation, so the
+ * bucket row's lock is held only until the commit that follows.
+ */
+async function countDoor(c: pg.ClientBase, showId: string, admitting: number, checkedIn: number): Promise<void> {
+  if (admitting === 0 && checkedIn === 0) return;
+  await c.query(
+    `INSERT INTO show_door_counts AS d (show_id, bucket, admitting, checked_in) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (show_id, bucket) DO UPDATE SET admitting = d.admitting + EXCLUDED.admitting, checked_in = d.checked_in + EXCLUDED.checked_in`,
+    [showId, randomInt(doorCountBuckets), admitting, checkedIn]);
+}
 export function pgTickets(db: PgDb): TicketStore {
   const free = new FreeSeats();
   return {
@@ -81,10 +97,11 @@ export function pgTickets(db: PgDb): TicketStore {
           checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
         }));
         await c.query(
-          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at)
-           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4
+          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
+           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2)
            FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, n)`,
           [order.order_id, order.user_id, order.show_id, input.now, tickets.map((t) => t.ticketId), tickets.map((t) => t.sectionId), tickets.map((t) => t.seatId), tickets.map((t) => t.code)]);
+        await countDoor(c, order.show_id, tickets.length, 0);
         return { ok: true, order: toOrder(order), tickets, changes: { showId: order.show_id, seats: changes, stock: [] } } as const;
       });
       if (result.ok) return result.value;
@@ -93,15 +110,22 @@ export function pgTickets(db: PgDb): TicketStore {
       return unexpected('issueTickets', result);
     },
 
-    // One compare-and-set UPDATE on the expected status: of two scans one admits.
+    // One compare-and-set UPDATE on the expected status: of two scans one admits; the winner
+    // moves the door counts in the same transaction.
     async checkIn({ ticket, expectedStatus }) {
-      const result = await db.tx('checkIn', (c) => c.query<TicketRow>(
-        `UPDATE tickets SET status = $3, used_at = $4, checkin_nonce = $5, checkin_by = $6, checkin_gate = $7, checkin_device = $8
-         WHERE ticket_id = $1 AND status = $2 RETURNING *`,
-        [ticket.ticketId, expectedStatus, ticket.status, ticket.usedAt, ticket.checkInNonce, ticket.checkedInBy, ticket.checkInGate, ticket.checkInDevice]));
+      const result = await db.tx('checkIn', async (c) => {
+        const { rows } = await c.query<TicketRow>(
+          `UPDATE tickets SET status = $3, used_at = $4, checkin_nonce = $5, checkin_by = $6, checkin_gate = $7, checkin_device = $8
+           WHERE ticket_id = $1 AND status = $2 RETURNING *`,
+          [ticket.ticketId, expectedStatus, ticket.status, ticket.usedAt, ticket.checkInNonce, ticket.checkedInBy, ticket.checkInGate, ticket.checkInDevice]);
+        const row = rows[0];
+        if (row === undefined) return null;
+        const delta = doorCountDelta(expectedStatus, ticket.status);
+        await countDoor(c, row.show_id, delta.admitting, delta.checkedIn);
+        return row;
+      });
       if (!result.ok) return unexpected('checkIn', result);
-      const row = result.value.rows[0];
-      return row === undefined ? { ok: false, stale: 'ticket' } : { ok: true, ticket: toTicket(row) };
+      return result.value === null ? { ok: false, stale: 'ticket' } : { ok: true, ticket: toTicket(result.value) };
     },
 
     async getTicket(ticketId) {
@@ -116,6 +140,26 @@ export function pgTickets(db: PgDb): TicketStore {
       const { rows } = await db.query<{ ticket_id: string }>(
         `SELECT ticket_id FROM tickets WHERE show_id = $1 AND status = 'INVALID' ORDER BY ticket_id COLLATE "C" LIMIT $2`, [showId, limit]);
       return rows.map((r) => r.ticket_id);
+    },
+    async ticketByCode(showId, code) {
+      const { rows } = await db.query<TicketRow>('SELECT * FROM tickets WHERE show_id = $1 AND code = $2', [showId, code]);
+      return rows[0] === undefined ? null : toTicket(rows[0]);
+    },
+    async doorCounts(showId): Promise<DoorCounts> {
+      const { rows } = await db.query<{ admitting: string | null; checked_in: string | null }>(
+        'SELECT sum(admitting) AS admitting, sum(checked_in) AS checked_in FROM show_door_counts WHERE show_id = $1', [showId]);
+      return { admitting: Number(rows[0]?.admitting ?? 0), checkedIn: Number(rows[0]?.checked_in ?? 0) };
+    },
+    // A range of tickets_attendees (its "C" collation compares code points, as keyRangeEnd does).
+    async attendeesByName(input): Promise<Attendee[]> {
+      const end = keyRangeEnd(input.keyPrefix);
+      const { rows } = await db.query<TicketRow & { username: string }>(
+        `SELECT t.*, u.username FROM tickets t JOIN users u ON u.user_id = t.user_id
+         WHERE t.show_id = $1 AND t.buyer_key COLLATE "C" >= $2 AND ($3::text IS NULL OR t.buyer_key COLLATE "C" < $3::text)
+           AND ($4::text IS NULL OR t.ticket_id <> $4::text)
+         ORDER BY t.buyer_key COLLATE "C", t.order_id COLLATE "C", t.seq LIMIT $5 OFFSET $6`,
+        [input.showId, input.keyPrefix, end, input.excludeTicketId, input.limit, input.offset]);
+      return rows.map((row) => ({ ticket: toTicket(row), username: row.username }));
     },
     async ticketsByUser(userId, page) {
       const { rows } = await db.query<TicketRow>('SELECT * FROM tickets WHERE user_id = $1 ORDER BY issued_at DESC, ticket_id COLLATE "C" LIMIT $2 OFFSET $3', [userId, page.limit, page.offset]);

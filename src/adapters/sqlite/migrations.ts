@@ -169,6 +169,23 @@ export const migrations: readonly Migration[] = [
   `
   CREATE INDEX holds_active_by_user ON holds (user_id, expires_at, hold_id) WHERE status = 'ACTIVE';
   `,
+  // v9: the door (issue 20). A ticket is found by the short code printed on it within its show;
+  // each ticket carries its buyer's username key so the attendee search is a range of one index
+  // per show (never a walk of all users or all tickets); the show's admitting and used tickets are
+  // counters kept by issue and check-in, so the door's live count reads one row.
+  `
+  CREATE INDEX tickets_by_show_code ON tickets (show_id, code);
+  ALTER TABLE tickets ADD COLUMN buyer_key TEXT NOT NULL DEFAULT '';
+  UPDATE tickets SET buyer_key = (SELECT u.username_key FROM users u WHERE u.user_id = tickets.user_id);
+  CREATE INDEX tickets_attendees ON tickets (show_id, buyer_key, order_id, seq);
+  CREATE TABLE show_door_counts (
+    show_id TEXT PRIMARY KEY,
+    admitting INTEGER NOT NULL CHECK (admitting >= 0),
+    checked_in INTEGER NOT NULL CHECK (checked_in >= 0 AND checked_in <= admitting)
+  ) WITHOUT ROWID;
+  INSERT INTO show_door_counts (show_id, admitting, checked_in)
+    SELECT show_id, SUM(status <> 'INVALID'), SUM(status = 'USED') FROM tickets GROUP BY show_id;
+  `,
 ];
 
 /**

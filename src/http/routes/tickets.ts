@@ -17,7 +17,7 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   }, async () => ({
     algorithm: ctx.signer.algorithm,
     publicKeyPem: ctx.signer.publicKeyPem,
-    qrFormat: 'TR1.<base64url JSON {tid,code,show,seat}>.<base64url Ed25519 signature of "TR1.<payload>">',
+    qrFormat: 'TR1.<base64url JSON {tid,code,show,seat,sec}>.<base64url Ed25519 signature of "TR1.<payload>">',
   }));
 
   app.get('/me/tickets', {
@@ -52,14 +52,15 @@ export const ticketRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
     onRequest: roleGuard(deps, ['STAFF', 'ADMIN']),
     schema: {
       tags: ['tickets'],
-      summary: 'Door check-in (STAFF or ADMIN): admits a ticket exactly once',
+      summary: 'Door check-in (STAFF or ADMIN) by QR payload or by the printed short code and show: admits a ticket exactly once',
       security: [{ bearer: [] }],
       body: CheckInBody,
       response: { 200: Type.Object({ outcome: CheckInOutcomeSchema, ticket: TicketResponse }), ...errorResponses(400, 401, 403, 409) },
     },
   }, async (request) => {
     const steward = requireRole(tokens, request, ['STAFF', 'ADMIN']);
-    const { qr, nonce, gate, deviceId } = request.body;
-    return checkInTicket(ctx, qr, { nonce: nonce ?? null, staffUserId: steward.userId, gate: gate ?? null, deviceId: deviceId ?? null });
+    const body = request.body;
+    const ref = 'qr' in body ? { qr: body.qr } : { code: body.code, showId: body.showId };
+    return checkInTicket(ctx, ref, { nonce: body.nonce ?? null, staffUserId: steward.userId, gate: body.gate ?? null, deviceId: body.deviceId ?? null });
   });
 };

@@ -4,6 +4,8 @@ export interface Claims {
   readonly code: string;
   readonly show: string;
   readonly seat: string;
+  /** The ticket's section (QRs issued before it was added lack it). */
+  readonly sec?: string;
 }
 
 const fromBase64Url = (text: string): Uint8Array<ArrayBuffer> => {

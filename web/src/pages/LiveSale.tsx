@@ -62,6 +62,7 @@ export function LiveSale({ showId }: { showId: string }) {
   return (
     <section>
       <h1>{t('liveSale')}{seats !== null ? `: ${seats.show.title}` : ''}</h1>
+      <p><a href={`/admin/shows/${encodeURIComponent(showId)}/attendees`} data-testid="attendees-link">{t('attendeesLink')}</a></p>
       {stats === null ? <p role="status">{t('loading')}</p> : (
         <dl class="stats" aria-live="polite">
           {stat('sold', t('statSold'), String(stats.sold))}
