@@ -13,3 +13,4 @@ export * from './state-machine.js';
 export * from './states.js';
 export * from './ticket-rules.js';
 export * from './seat-layout.js';
+export * from './show-edit.js';
