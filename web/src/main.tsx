@@ -14,6 +14,7 @@ import './styles.css';
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
+const users = () => import('./pages/Users').then((m) => m.Users);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
 
 function Page() {
@@ -27,6 +28,7 @@ function Page() {
   if (p === '/signup') return <AuthPage mode="signup" />;
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
+  if (p === '/admin/users') return <Lazy load={users} props={{}} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
   if (p === '/door') return <Lazy load={door} props={{}} />;
   return <p>{t('notFound')} <a href="/">{t('backToShows')}</a></p>;

@@ -184,6 +184,36 @@ export const en = {
   // == holds and orders ==
   // == end holds and orders ==
   // == organizer ==
+  organizerCapacity: 'Capacity {n, number}',
+  timeZoneNote: 'Times are in your time zone, {zone}.',
+  timeIn: '{label} ({zone})',
+  currency: 'Currency',
+  description: 'Description',
+  imageUrl: 'Picture (https address)',
+  editShow: 'Edit show',
+  saveChanges: 'Save changes',
+  changesSaved: 'Changes saved.',
+  bySection: 'By section',
+  statSection: 'Section',
+  statCapacity: 'Capacity',
+  countedPlaces: 'sold by count',
+  manageUsers: 'Users and roles',
+  usersTitle: 'Users',
+  usersSearch: 'Search by username',
+  usersNone: 'No users found.',
+  userName: 'Username',
+  userRole: 'Role',
+  roleBUYER: 'Buyer',
+  roleSTAFF: 'Door staff',
+  roleADMIN: 'Organizer',
+  makeStaff: 'Make {name} door staff',
+  removeStaff: 'Withdraw door staff from {name}',
+  makeStaffShort: 'Make door staff',
+  removeStaffShort: 'Withdraw door staff',
+  roleChanged: '{name} is now: {role}.',
+  pagePrevious: 'Previous page',
+  pageNext: 'Next page',
+  fromPrice: 'From {price}',
   // == end organizer ==
   // == door ==
   // == end door ==

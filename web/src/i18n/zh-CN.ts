@@ -177,6 +177,36 @@ export const zhCN: Record<MessageKey, string> = {
   // == holds and orders ==
   // == end holds and orders ==
   // == organizer ==
+  organizerCapacity: '容量 {n, number}',
+  timeZoneNote: '时间均为您所在的时区：{zone}。',
+  timeIn: '{label}（{zone}）',
+  currency: '币种',
+  description: '简介',
+  imageUrl: '图片（https 地址）',
+  editShow: '编辑演出',
+  saveChanges: '保存修改',
+  changesSaved: '修改已保存。',
+  bySection: '按分区',
+  statSection: '分区',
+  statCapacity: '容量',
+  countedPlaces: '按数量销售',
+  manageUsers: '用户与角色',
+  usersTitle: '用户',
+  usersSearch: '按用户名搜索',
+  usersNone: '没有找到用户。',
+  userName: '用户名',
+  userRole: '角色',
+  roleBUYER: '购票者',
+  roleSTAFF: '检票员',
+  roleADMIN: '主办方',
+  makeStaff: '将 {name} 设为检票员',
+  removeStaff: '撤销 {name} 的检票员角色',
+  makeStaffShort: '设为检票员',
+  removeStaffShort: '撤销检票员',
+  roleChanged: '{name} 现在的角色：{role}。',
+  pagePrevious: '上一页',
+  pageNext: '下一页',
+  fromPrice: '{price} 起',
   // == end organizer ==
   // == door ==
   // == end door ==
