@@ -30,6 +30,7 @@ const bookingSuites = [
     'stale-accounts',
     'holds-orders',
     'door-desk',
+    'organizer-shows',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
 ];

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { limits } from './domain/index.js';
+import { isCurrencyCode, limits } from './domain/index.js';
 
 /**
  * Configuration: read once from the environment, checked, frozen. A bad value stops the start with
@@ -23,6 +23,7 @@ export interface Config {
   readonly holdExtensionsMax: number;
   readonly holdLifeSecondsMax: number;
   readonly maxSeatsPerUser: number;
+  /** ISO 4217 code of a new show's prices when its organizer chooses none (TICKETRUSH_CURRENCY). */
   readonly currency: string;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
@@ -108,6 +109,14 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
   return raw as T;
 }
 
+/** An ISO 4217 code this runtime can format (the same check as a show's own currency). */
+function currencyCode(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!isCurrencyCode(raw)) throw new ConfigError(`${name} must be an ISO 4217 currency code such as CNY, EUR or USD (got "${raw}")`);
+  return raw;
+}
+
 function flag(env: Env, name: string, fallback: boolean): boolean {
   return oneOf(env, name, fallback ? '1' : '0', ['0', '1', 'true', 'false']) === '1' || env[name] === 'true';
 }
@@ -144,7 +153,7 @@ export function loadConfig(env: Env = process.env): Config {
     holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
     // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
     maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
-    currency: oneOf(env, 'TICKETRUSH_CURRENCY', 'CNY', ['CNY', 'USD', 'EUR', 'GBP', 'JPY', 'HKD']),
+    currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),

@@ -8,7 +8,8 @@ import { iso } from './views.js';
 export type NewShow = Omit<NewShowInput, 'showId'>;
 
 export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
-  const { show } = unwrap(layoutShow({ ...input, showId: ctx.ids.newId('show') }, ctx.clock.now()));
+  // The currency is stored with the show, so changing TICKETRUSH_CURRENCY later never reprices it.
+  const { show } = unwrap(layoutShow({ ...input, currency: input.currency ?? ctx.policy.currency, showId: ctx.ids.newId('show') }, ctx.clock.now()));
   await ctx.store.createShow({ show });
   ctx.seatMaps.forgetMissing(show.showId);
   return show;
@@ -22,6 +23,10 @@ export type SectionView =
 export interface ShowView {
   showId: string;
   title: string;
+  description: string;
+  imageUrl: string | null;
+  /** ISO 4217 code of every price of the show. */
+  currency: string;
   venue: string;
   city: string;
   startsAt: string;
@@ -36,11 +41,14 @@ export interface ShowView {
   sections: SectionView[];
 }
 
-export function showView(show: Show, now: number, defaultSeatsPerUser: number): ShowView {
+export function showView(show: Show, now: number, defaultSeatsPerUser: number, defaultCurrency: string): ShowView {
   const window = saleWindow(show, now);
   return {
     showId: show.showId,
     title: show.title,
+    description: show.description,
+    imageUrl: show.imageUrl,
+    currency: show.currency ?? defaultCurrency,
     venue: show.venue,
     city: show.city,
     startsAt: iso(show.startsAt),
@@ -58,10 +66,17 @@ export function showView(show: Show, now: number, defaultSeatsPerUser: number): 
  * On sale first (closing soonest first), then upcoming (opening soonest first), then ended (most
  * recent first). The store's query orders them, so the promise holds across pages.
  */
-export async function listShows(ctx: AppContext, page: Page): Promise<ShowView[]> {
+export async function listShows(ctx: AppContext, page: Page): Promise<(ShowView & { available: number | null })[]> {
   const now = ctx.clock.now();
   const shows = await ctx.store.listShows({ limit: Math.min(page.limit, limits.listPageSizeMax), offset: page.offset }, now);
-  return shows.map((s) => showView(s, now, ctx.policy.maxSeatsPerUserDefault));
+  return Promise.all(shows.map(async (s) => {
+    const view = showView(s, now, ctx.policy.maxSeatsPerUserDefault, ctx.policy.currency);
+    // A show on sale is one buyers open next anyway, so it is loaded into the read model (bounded,
+    // shared); others say what is left only when already in memory.
+    const entry = ctx.seatMaps.hit(s.showId) ?? (view.status === 'ON_SALE' ? await ctx.seatMaps.get(s.showId) : null);
+    const available = entry === null ? null : ctx.seatMaps.availability(entry).sections.reduce((sum, section) => sum + section.available, 0);
+    return { ...view, available };
+  }));
 }
 
 const statusOfLetter = { A: 'AVAILABLE', H: 'HELD', S: 'SOLD', R: 'REFUND_PENDING' } as const;
@@ -95,7 +110,7 @@ export async function availabilityChanges(ctx: AppContext, showId: string, since
 export async function getShow(ctx: AppContext, showId: string): Promise<ShowView & { seatCounts: Record<string, number>; geometry: Omit<VenueGeometry, 'sections'> & { sections: PlacedSection[] } }> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
   const { sections, ...geometry } = venueGeometry(entry.show.seatMap);
-  return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault), seatCounts: ctx.seatMaps.counts(entry), geometry: { ...geometry, sections: [...sections] } };
+  return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault, ctx.policy.currency), seatCounts: ctx.seatMaps.counts(entry), geometry: { ...geometry, sections: [...sections] } };
 }
 
 /** A show on sale right away, so a newcomer's first start has something to book. */

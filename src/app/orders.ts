@@ -175,9 +175,11 @@ async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promis
  * PAYMENT_PROVIDER_UNAVAILABLE ("nothing was charged").
  */
 async function openPayment(ctx: AppContext, order: Order): Promise<string> {
+  // The show's own currency (chosen at its creation); the configured one for shows from before.
+  const currency = (await ctx.seatMaps.show(order.showId))?.currency ?? ctx.policy.currency;
   try {
     const { paymentId } = await ctx.payments.createPayment({
-      orderId: order.orderId, amountCents: order.amountCents, currency: ctx.policy.currency, idempotencyKey: order.orderId,
+      orderId: order.orderId, amountCents: order.amountCents, currency, idempotencyKey: order.orderId,
     });
     return paymentId;
   } catch (error) {

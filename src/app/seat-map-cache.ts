@@ -23,19 +23,27 @@ export const readModelSeatsMaxDefault = 1_000_000;
 
 export interface SectionState {
   readonly id: string;
+  readonly name: string;
   readonly kind: SectionKind;
   readonly counted: boolean;
   readonly capacity: number;
   readonly priceCents: number;
   /** Counted sections: the stock left. Sections sold by seat: seats AVAILABLE. */
   available: number;
-  /** Seats of this section SOLD (the organizer's money taken). */
+  /**
+   * Sold: seats SOLD of a section sold by seat; units sold of a counted one (the store's counter,
+   * then the `sold` of each stock change), whose seats, if any, are only picked at ticketing.
+   */
   sold: number;
+  /** Sections sold by seat: seats HELD, and seats REFUND_PENDING (counted sections: 0, see saleFigures). */
+  held: number;
+  refundPending: number;
 }
 
 /** One show in the read model: a status byte and a version per seat, nothing per seat besides. */
 export interface ShowSeats {
-  readonly show: Show;
+  /** Replaced by an edit (replaceShow); the seat map in it never changes. */
+  show: Show;
   readonly layout: SeatLayout;
   readonly statuses: Uint8Array;
   readonly versions: Uint32Array;
@@ -197,6 +205,21 @@ export class SeatMapCache {
     return { AVAILABLE: entry.counts[0] ?? 0, HELD: entry.counts[1] ?? 0, SOLD: entry.counts[2] ?? 0, REFUND_PENDING: entry.counts[3] ?? 0 };
   }
 
+  /**
+   * A show's edited details (words and times; the seat map never changes), as the store returned
+   * them: the read model, its ETags and the catalog see them at once. A version older than the one
+   * held (two edits answered out of order) is ignored.
+   */
+  replaceShow(show: Show): void {
+    const entry = this.shows.get(show.showId);
+    if (entry === undefined || show.version <= entry.show.version) return;
+    entry.show = show;
+    this.bump(entry);
+    // No seat moved; the live log keeps the version so streams stay continuous.
+    this.feed.recordStock(show.showId, entry.version);
+    this.feed.changed(show.showId);
+  }
+
   /** A show created after its id was looked up (only possible across nodes) is found again at once. */
   forgetMissing(showId: string): void {
     this.missing.delete(showId);
@@ -275,7 +298,9 @@ export class SeatMapCache {
     const sections = await this.store.availability?.(entry.show.showId);
     for (const read of sections ?? []) {
       const section = entry.sections.get(read.sectionId);
-      if (section === undefined || !section.counted || section.available === read.available) continue;
+      if (section === undefined || !section.counted) continue;
+      section.sold = read.sold;
+      if (section.available === read.available) continue;
       section.available = read.available;
       this.bump(entry);
       this.feed.recordStock(entry.show.showId, entry.version);
@@ -300,7 +325,10 @@ export class SeatMapCache {
     for (const seat of changes.seats) changed = this.applySeat(entry, seat) || changed;
     for (const stock of changes.stock) {
       const section = entry.sections.get(stock.sectionId);
-      if (section === undefined || !section.counted || stock.delta === 0) continue;
+      if (section === undefined || !section.counted) continue;
+      // A sale moves units from held to sold: a figure for the organizer, nothing a buyer sees.
+      if (stock.sold !== undefined) section.sold += stock.sold;
+      if (stock.delta === 0) continue;
       section.available = Math.min(section.capacity, section.available + stock.delta);
       this.bump(entry);
       // Counted stock has no seat to show; the live log keeps its version so streams stay continuous.
@@ -322,12 +350,15 @@ export class SeatMapCache {
   }
 }
 
-function newEntry(show: Show, loaded: readonly { sectionId: string; kind: SectionKind; sellBy: string; capacity: number; available: number }[], version: number): ShowSeats {
+function newEntry(show: Show, loaded: readonly { sectionId: string; kind: SectionKind; sellBy: string; capacity: number; available: number; sold: number }[], version: number): ShowSeats {
   const layout = new SeatLayout(show.seatMap);
-  const prices = new Map(show.seatMap.sections.map((s) => [s.id, s.priceCents]));
+  const specs = new Map(show.seatMap.sections.map((s) => [s.id, s]));
   const sections = new Map<string, SectionState>(loaded.map((s) => [s.sectionId, {
-    id: s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity,
-    priceCents: prices.get(s.sectionId) ?? 0, available: s.available, sold: 0,
+    id: s.sectionId, name: specs.get(s.sectionId)?.name ?? s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity,
+    priceCents: specs.get(s.sectionId)?.priceCents ?? 0,
+    // A section sold by seat starts with every seat free, like the seats below; the pages of seat
+    // states then take away each one that is not (starting from the store's count took them twice).
+    available: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY' ? s.available : s.capacity, sold: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY' ? s.sold : 0, held: 0, refundPending: 0,
   }]));
   const bitmap = new Uint8Array(Math.ceil(layout.bits / 8));
   // Every seat starts AVAILABLE (version 0); the pages of seat states move the others.
@@ -351,9 +382,12 @@ function setSeat(entry: ShowSeats, i: number, code: number, version: number): vo
   entry.counts[code] = (entry.counts[code] ?? 0) + 1;
   const laidOut = entry.layout.sectionAt(i);
   const section = entry.sections.get(laidOut.spec.id);
-  if (section !== undefined) {
-    if (!section.counted && (before === 0 || code === 0)) section.available += code === 0 ? 1 : -1;
+  // A counted section's seats are picked at ticketing: its figures come from its stock and sold counter.
+  if (section !== undefined && !section.counted) {
+    if (before === 0 || code === 0) section.available += code === 0 ? 1 : -1;
+    if (before === 1 || code === 1) section.held += code === 1 ? 1 : -1;
     if (before === 2 || code === 2) section.sold += code === 2 ? 1 : -1;
+    if (before === 3 || code === 3) section.refundPending += code === 3 ? 1 : -1;
   }
   if (laidOut.firstBit >= 0) {
     const bit = laidOut.firstBit + (i - laidOut.first);

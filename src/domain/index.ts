@@ -15,3 +15,4 @@ export * from './ticket-rules.js';
 export * from './seat-layout.js';
 export * from './stage-distance.js';
 export * from './venue-geometry.js';
+export * from './show-edit.js';

@@ -20,6 +20,10 @@ export const limits = Object.freeze({
   seatsPerUserDefault: 10,
   priceCentsMax: 100_000_000,
   titleLengthMax: 200,
+  /** A show's description (plain text). */
+  showDescriptionLengthMax: 2000,
+  /** A show's picture address. */
+  imageUrlLengthMax: 500,
   showDurationDaysMax: 366,
   usernameLengthMin: 3,
   usernameLengthMax: 64,

@@ -71,6 +71,17 @@ export interface Show {
    */
   readonly maxSeatsPerUser: number | null;
   readonly createdAt: number;
+  /** What the buyer reads about the show (plain text, at most limits.showDescriptionLengthMax); '' when none. */
+  readonly description: string;
+  /** An https picture of the show (at most limits.imageUrlLengthMax); null when none. */
+  readonly imageUrl: string | null;
+  /**
+   * ISO 4217 code of every price of the show, chosen at creation. null: a show from before
+   * currencies were stored, priced in the configured default (TICKETRUSH_CURRENCY).
+   */
+  readonly currency: string | null;
+  /** Raised by every edit: an edit applies only to the version it was decided on (no lost update). */
+  readonly version: number;
 }
 
 /** A seat as the booking core sees it. `version` increases on every change (optimistic locking). */
@@ -104,7 +115,40 @@ export function saleWindow(show: Pick<Show, 'saleStartsAt' | 'saleEndsAt'>, now:
   return { status: 'ENDED', secondsRemaining: 0 };
 }
 
-export type NewShowInput = Omit<Show, 'capacity' | 'createdAt'>;
+/** Details a show may be created without: no description, no picture, the configured currency. */
+type OptionalDetails = 'description' | 'imageUrl' | 'currency';
+export type NewShowInput = Omit<Show, 'capacity' | 'createdAt' | 'version' | OptionalDetails> & Partial<Pick<Show, OptionalDetails>>;
+
+/** Every currency this runtime can format (ISO 4217 codes), for checking one chosen by an organizer or an operator. */
+const currencies: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
+export function isCurrencyCode(code: string): boolean {
+  return /^[A-Z]{3}$/.test(code) && currencies.has(code);
+}
+
+/** A picture address a browser may load on a secure page: https, bounded, no credentials. */
+export function isImageUrl(url: string): boolean {
+  if (url.length > limits.imageUrlLengthMax) return false;
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' && parsed.username === '' && parsed.password === '' && parsed.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/** Description, picture and currency, checked (shared by creating and editing a show). */
+export function checkDetails(input: Partial<Pick<Show, OptionalDetails>>): Result<true> {
+  if (input.description !== undefined && input.description.length > limits.showDescriptionLengthMax) {
+    return fail('INVALID_SHOW_DETAILS', `a description has at most ${limits.showDescriptionLengthMax} characters`);
+  }
+  if (input.imageUrl !== undefined && input.imageUrl !== null && !isImageUrl(input.imageUrl)) {
+    return fail('INVALID_SHOW_DETAILS', `imageUrl must be an https address of at most ${limits.imageUrlLengthMax} characters`);
+  }
+  if (input.currency !== undefined && input.currency !== null && !isCurrencyCode(input.currency)) {
+    return fail('INVALID_SHOW_DETAILS', `currency must be an ISO 4217 code such as CNY or EUR (got "${input.currency}")`);
+  }
+  return ok(true);
+}
 
 const dayMs = 86_400_000;
 
@@ -113,6 +157,8 @@ const dayMs = 86_400_000;
  * in the canonical order of seat-layout.ts, so nothing here grows with the number of seats.
  */
 export function createShow(input: NewShowInput, now: number): Result<{ show: Show }> {
+  const details = checkDetails(input);
+  if (!details.ok) return details;
   const times = checkTimes(input);
   if (!times.ok) return fail(times.error.code, times.error.message);
   const layout = checkSeatMap(input.seatMap);
@@ -120,11 +166,13 @@ export function createShow(input: NewShowInput, now: number): Result<{ show: Sho
   const limit = checkSeatLimitSetting(input.maxSeatsPerUser, input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0));
   if (!limit.ok) return limit;
   const capacity = input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
-  const show: Show = { ...input, capacity, createdAt: now };
+  const show: Show = {
+    ...input, description: input.description ?? '', imageUrl: input.imageUrl ?? null, currency: input.currency ?? null, capacity, createdAt: now, version: 0,
+  };
   return ok({ show });
 }
 
-function checkTimes(input: NewShowInput): Result<true> {
+export function checkTimes(input: Pick<Show, 'startsAt' | 'saleStartsAt' | 'saleEndsAt'>): Result<true> {
   const { startsAt, saleStartsAt, saleEndsAt } = input;
   if (![startsAt, saleStartsAt, saleEndsAt].every(Number.isFinite)) return fail('INVALID_SHOW_TIMES', 'times must be valid ISO 8601 instants');
   if (saleStartsAt >= saleEndsAt) return fail('INVALID_SHOW_TIMES', 'saleStartsAt must be before saleEndsAt');

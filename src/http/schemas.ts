@@ -66,9 +66,19 @@ const GeneralAdmissionSection = Type.Object(
 export const Section = Type.Union([SeatedSection, GeneralAdmissionSection], { description: 'A seated section, or a general-admission (counted) one' });
 export type SectionBody = Static<typeof Section>;
 
+const Description = Type.String({ maxLength: limits.showDescriptionLengthMax, description: 'What the buyer reads about the show (plain text)' });
+const ImageUrl = Type.String({
+  minLength: 9, maxLength: limits.imageUrlLengthMax, pattern: '^https://', description: 'An https address of a picture of the show (shown on its card)',
+});
+/** Letters only here; whether the code is a currency at all is the domain's check (INVALID_SHOW_DETAILS). */
+const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of every price of the show; default TICKETRUSH_CURRENCY (CNY)' });
+
 export const NewShowBody = Type.Object(
   {
     title: Label(limits.titleLengthMax),
+    description: Type.Optional(Description),
+    imageUrl: Type.Optional(ImageUrl),
+    currency: Type.Optional(Currency),
     venue: Label(limits.titleLengthMax),
     city: Label(80),
     startsAt: Instant,
@@ -84,6 +94,22 @@ export const NewShowBody = Type.Object(
   { additionalProperties: false },
 );
 export type NewShowBody = Static<typeof NewShowBody>;
+
+/** Any of a show's words and times; what is left out stays. `imageUrl: null` removes the picture. */
+export const ShowEditBody = Type.Object(
+  {
+    title: Type.Optional(Label(limits.titleLengthMax)),
+    description: Type.Optional(Description),
+    imageUrl: Type.Optional(Type.Union([ImageUrl, Type.Null()])),
+    venue: Type.Optional(Label(limits.titleLengthMax)),
+    city: Type.Optional(Label(80)),
+    startsAt: Type.Optional(Instant),
+    saleStartsAt: Type.Optional(Instant),
+    saleEndsAt: Type.Optional(Instant),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type ShowEditBody = Static<typeof ShowEditBody>;
 
 export const ShowParams = Type.Object({ showId: id('show id') });
 export const HoldParams = Type.Object({ holdId: id('hold id') });

@@ -11,7 +11,7 @@ export interface Reply {
 export class ApiClient {
   constructor(private readonly app: FastifyInstance, private token: string | null = null) {}
 
-  async request(method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+  async request(method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
     const response = await this.app.inject({
       method,
       url,

@@ -49,7 +49,10 @@ describe.skipIf(!hasChromium)('web front end: organizer and door staff', () => {
     await shot(page, 'organizer-create-show');
     await noSeriousA11yViolations(page, 'create show');
     await page.getByTestId('save-show').click();
-    await page.waitForURL(`${t.baseUrl}/admin`);
+    // Saving goes straight to the new show's live sale page.
+    await page.waitForURL(/\/admin\/shows\/[^/]+$/);
+    await page.getByTestId('stat-available').getByText('248').waitFor();
+    await page.getByRole('link', { name: 'Organizer', exact: true }).first().click();
     const link = page.getByRole('link', { name: 'Live sale: Spring Gala' });
     await link.waitFor();
     await noSeriousA11yViolations(page, 'organizer');

@@ -11,7 +11,7 @@ export class ApiError extends Error {
 export let clockSkewMs = 0;
 
 export interface ApiOptions {
-  readonly method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
+  readonly method?: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   readonly body?: unknown;
   readonly headers?: Record<string, string>;
 }
@@ -84,6 +84,12 @@ export interface SectionAvailability {
 export interface Show {
   readonly showId: string;
   readonly title: string;
+  readonly description?: string;
+  readonly imageUrl?: string | null;
+  /** ISO 4217 code of every price of the show. */
+  readonly currency?: string;
+  /** In the list: seats and places left in all sections (null when the server does not know without a store read). */
+  readonly available?: number | null;
   readonly venue: string;
   readonly city: string;
   readonly startsAt: string;

@@ -1,12 +1,19 @@
 import { lang, t } from './i18n';
 
 let currency = 'CNY';
+/** The currency of the show on screen (each show has its own, chosen when it was created). */
 export const setCurrency = (code: string): void => {
   currency = code;
 };
 
-export function money(cents: number): string {
-  return new Intl.NumberFormat(lang.value, { style: 'currency', currency }).format(cents / 100);
+/** An amount in integer cents, in `code` (ISO 4217) or else the show on screen's currency. */
+export function money(cents: number, code: string = currency): string {
+  return new Intl.NumberFormat(lang.value, { style: 'currency', currency: code }).format(cents / 100);
+}
+
+/** The browser's time zone by name ("Asia/Shanghai"), which date pickers and times are in. */
+export function timeZoneName(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone;
 }
 
 /** "2d 03:04:05" / "04:05": a countdown that reads well in both languages. */

@@ -15,6 +15,7 @@ import './styles.css';
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
+const users = () => import('./pages/Users').then((m) => m.Users);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 
@@ -31,6 +32,7 @@ function Page() {
   if (session.value === null && (p === '/admin' || p.startsWith('/admin/') || p === '/door')) return <SignInFirst door={p === '/door'} />;
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
+  if (p === '/admin/users') return <Lazy load={users} props={{}} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/admin/shows/:showId/attendees', p))) return <Lazy load={attendees} props={{ showId: params.showId ?? '' }} />;
   if (p === '/door') return <Lazy load={door} props={{}} />;

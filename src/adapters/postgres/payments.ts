@@ -21,6 +21,26 @@ async function sell(c: pg.ClientBase, hold: HoldRow): Promise<SeatChange[]> {
 }
 
 /**
+ * The hold's live UNITS lines become sold: each bucket they took from counts them (buckets locked
+ * in key order, the lock order of stock.ts). One stock change per section, delta 0: units stay taken.
+ */
+async function countSold(c: pg.ClientBase, hold: HoldRow): Promise<StockChange[]> {
+  const { rows } = await c.query<{ section_id: string; q: number }>(
+    `WITH lines AS (
+       SELECT section_id, bucket, sum(quantity)::int AS q FROM hold_lines
+       WHERE hold_id = $2 AND claim AND bucket IS NOT NULL GROUP BY section_id, bucket),
+     locked AS (
+       SELECT b.section_id, b.bucket FROM stock_buckets b JOIN lines l ON l.section_id = b.section_id AND l.bucket = b.bucket
+       WHERE b.show_id = $1 ORDER BY b.section_id, b.bucket FOR UPDATE OF b),
+     counted AS (
+       UPDATE stock_buckets b SET sold = b.sold + l.q FROM lines l, locked k
+       WHERE b.show_id = $1 AND b.section_id = l.section_id AND b.bucket = l.bucket AND k.section_id = l.section_id AND k.bucket = l.bucket
+       RETURNING b.section_id, l.q)
+     SELECT section_id, sum(q)::int AS q FROM counted GROUP BY section_id ORDER BY section_id`, [hold.show_id, hold.hold_id]);
+  return rows.map((r) => ({ sectionId: r.section_id, delta: 0, sold: r.q }));
+}
+
+/**
  * Hold EXPIRED|RELEASED -> CONFIRMED (money arrived late): takes its inventory back all or
  * nothing, with the same conditional takes as a claim (seats still AVAILABLE, buckets with
  * enough), then renews the lines' live claims (the partial unique index refuses a seat someone
@@ -49,6 +69,11 @@ async function sellLate(c: pg.ClientBase, hold: HoldRow): Promise<{ seats: SeatC
       await insertLines(c, hold.hold_id, hold.show_id, take.takes.map((t) => ({ sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })), next);
       next += take.takes.length;
       stock.push({ sectionId, delta: -quantity });
+    }
+    // The renewed lines are sold at once: their buckets count them.
+    for (const sold of await countSold(c, hold)) {
+      const taken = stock.find((s) => s.sectionId === sold.sectionId);
+      if (taken !== undefined) stock[stock.indexOf(taken)] = { ...taken, sold: sold.sold ?? 0 };
     }
   }
   // The counter last, after the seats and buckets (the lock order of stock.ts).
@@ -91,7 +116,8 @@ export function pgPayments(db: PgDb): PaymentStore {
           const moved = await c.query<HoldRow>('UPDATE holds SET status = $3 WHERE hold_id = $1 AND status = $2 RETURNING *', [holdRow.hold_id, from, to]);
           if (moved.rows[0] === undefined) refuse({ ok: false, stale: 'hold' } as const);
           if (from === 'ACTIVE' && to === 'CONFIRMED') {
-            changes = { showId: holdRow.show_id, seats: await sell(c, holdRow), stock: [] };
+            const seats = await sell(c, holdRow);
+            changes = { showId: holdRow.show_id, seats, stock: await countSold(c, holdRow) };
           } else if ((from === 'EXPIRED' || from === 'RELEASED') && to === 'CONFIRMED') {
             changes = { showId: holdRow.show_id, ...(await sellLate(c, holdRow)) };
           } else if (from === 'ACTIVE' && (to === 'RELEASED' || to === 'EXPIRED')) {

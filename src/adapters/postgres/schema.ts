@@ -234,4 +234,26 @@ export const pgMigrations: readonly PgMigration[] = [
       SELECT show_id, 0, count(*) FILTER (WHERE status <> 'INVALID'), count(*) FILTER (WHERE status = 'USED') FROM tickets GROUP BY show_id;
     `,
   },
+  {
+    version: 4,
+    name: 'show details and edits; what counted sections sold',
+    sql: `
+    ALTER TABLE shows ADD COLUMN description text NOT NULL DEFAULT '';
+    ALTER TABLE shows ADD COLUMN image_url text;
+    -- NULL: priced in the configured currency (shows from before currencies were stored).
+    ALTER TABLE shows ADD COLUMN currency text CHECK (currency ~ '^[A-Z]{3}$');
+    -- Raised by every edit; an edit applies only to the version it was decided on.
+    ALTER TABLE shows ADD COLUMN version integer NOT NULL DEFAULT 0 CHECK (version >= 0);
+    -- Units sold from each bucket (CONFIRMED holds' UNITS lines): a sale raises the buckets its
+    -- lines took from, so the counter spreads like the stock and the organizer's figures of a
+    -- counted section are a sum of its buckets, never a read of the holds.
+    ALTER TABLE stock_buckets ADD COLUMN sold integer NOT NULL DEFAULT 0 CHECK (sold >= 0);
+    UPDATE stock_buckets b SET sold = t.q FROM (
+      SELECT l.show_id, l.section_id, l.bucket, sum(l.quantity)::int AS q FROM hold_lines l JOIN holds h ON h.hold_id = l.hold_id
+      WHERE l.claim AND l.bucket IS NOT NULL AND h.status = 'CONFIRMED' GROUP BY l.show_id, l.section_id, l.bucket
+    ) t WHERE b.show_id = t.show_id AND b.section_id = t.section_id AND b.bucket = t.bucket;
+    -- The users page searches by the start of the username key: a range of this index, in byte order.
+    CREATE INDEX users_by_key_bytes ON users ((username_key COLLATE "C"));
+    `,
+  },
 ];

@@ -28,9 +28,11 @@ export function pgShows(db: PgDb): ShowStore {
       const layout = new SeatLayout(show.seatMap);
       const result = await db.tx('createShow', async (c) => {
         await c.query(
-          `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
-          [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt]);
+          `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
+             description, image_url, currency, version)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+          [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt,
+            show.description, show.imageUrl, show.currency, show.version]);
         for (const [position, section] of show.seatMap.sections.entries()) {
           const seated = section.kind === 'SEATED';
           const sellBy: SellBy = seated ? section.sellBy : 'QUANTITY';
@@ -93,6 +95,19 @@ export function pgShows(db: PgDb): ShowStore {
         [showId, afterSeatId ?? '', Math.min(limit, limits.seatStatePageMax)]);
       return rows.map((r) => ({ seatId: r.seat_id, status: r.status, version: Number(r.version) }));
     },
+    // One compare-and-set UPDATE on the version: PostgreSQL re-checks it on the newest committed
+    // row after any wait, so of two edits decided on one version the second finds 0 rows (stale).
+    async updateShow(input) {
+      const d = input.details;
+      const { rows } = await db.query<ShowRow>(
+        `UPDATE shows SET title = $3, description = $4, image_url = $5, venue = $6, city = $7, starts_at = $8, sale_starts_at = $9, sale_ends_at = $10,
+           version = version + 1
+         WHERE show_id = $1 AND version = $2 RETURNING *`,
+        [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt]);
+      if (rows[0] !== undefined) return { ok: true, show: toShow(rows[0]) };
+      const exists = await db.query('SELECT 1 FROM shows WHERE show_id = $1', [input.showId]);
+      return exists.rowCount === 0 ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };
+    },
     async availability(showId) {
       return db.read(async (c) => {
         const exists = await c.query('SELECT 1 FROM shows WHERE show_id = $1', [showId]);
@@ -105,12 +120,13 @@ export function pgShows(db: PgDb): ShowStore {
 
 /** Counted sections: the sum of their buckets; sections sold by seat: their AVAILABLE seats. One statement, one snapshot. */
 export async function sectionAvailability(c: pg.ClientBase, showId: string): Promise<SectionAvailability[]> {
-  const { rows } = await c.query<{ section_id: string; kind: SectionAvailability['kind']; sell_by: SellBy; capacity: number; available: number }>(
+  const { rows } = await c.query<{ section_id: string; kind: SectionAvailability['kind']; sell_by: SellBy; capacity: number; available: number; sold: number }>(
     `SELECT c.section_id, c.kind, c.sell_by, c.capacity,
        CASE WHEN c.kind = 'SEATED' AND c.sell_by = 'SEAT'
          THEN (SELECT count(*) FROM seats s WHERE s.show_id = c.show_id AND s.section_id = c.section_id AND s.status = 'AVAILABLE')
          ELSE (SELECT coalesce(sum(b.available), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)
-       END::int AS available
+       END::int AS available,
+       (SELECT coalesce(sum(b.sold), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)::int AS sold
      FROM sections c WHERE c.show_id = $1 ORDER BY c.position`, [showId]);
-  return rows.map((r) => ({ sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available }));
+  return rows.map((r) => ({ sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available, sold: r.sold }));
 }

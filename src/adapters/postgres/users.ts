@@ -9,6 +9,13 @@ export function pgUsers(db: PgDb): UserStore {
       const { rows } = await db.query<UserRow>('SELECT * FROM users WHERE user_id = $1', [userId]);
       return rows[0] === undefined ? null : toUser(rows[0]);
     },
+    // A range of users_by_key_bytes (byte order, so the range is exactly the keys with the prefix).
+    async listUsers({ keyPrefix, limit, offset }) {
+      const { rows } = await db.query<UserRow>(
+        `SELECT * FROM users WHERE (username_key COLLATE "C") >= $1 AND (username_key COLLATE "C") < $2
+         ORDER BY username_key COLLATE "C" LIMIT $3 OFFSET $4`, [keyPrefix, `${keyPrefix}\u{10FFFF}`, limit, offset]);
+      return rows.map(toUser);
+    },
     async findUserByUsername(username) {
       const { rows } = await db.query<UserRow>(
         'SELECT * FROM users WHERE username = $1 OR username_key = $2 ORDER BY (username = $1) DESC LIMIT 1', [username, usernameKey(username)]);

@@ -11,6 +11,7 @@ export interface UserRow { user_id: string; username: string; password_hash: str
 export interface ShowRow {
   show_id: string; title: string; venue: string; city: string; starts_at: number; sale_starts_at: number;
   sale_ends_at: number; seat_map: string; capacity: number; max_seats_per_user: number | null; created_at: number;
+  description: string; image_url: string | null; currency: string | null; version: number;
 }
 
 export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null }
@@ -34,6 +35,7 @@ export const toShow = (r: ShowRow): Show => ({
   showId: r.show_id, title: r.title, venue: r.venue, city: r.city, startsAt: r.starts_at,
   saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, seatMap: JSON.parse(r.seat_map) as SeatMapSpec,
   capacity: r.capacity, maxSeatsPerUser: r.max_seats_per_user, createdAt: r.created_at,
+  description: r.description, imageUrl: r.image_url, currency: r.currency, version: Number(r.version),
 });
 
 export const toPayment = (r: PaymentRow): Payment => ({

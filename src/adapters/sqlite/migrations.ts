@@ -186,6 +186,23 @@ export const migrations: readonly Migration[] = [
   INSERT INTO show_door_counts (show_id, admitting, checked_in)
     SELECT show_id, SUM(status <> 'INVALID'), SUM(status = 'USED') FROM tickets GROUP BY show_id;
   `,
+  // v10: a show's description, picture and currency, and a version its edits apply to; what each
+  // counted section sold (issue 20).
+  `
+  ALTER TABLE shows ADD COLUMN description TEXT NOT NULL DEFAULT '';
+  ALTER TABLE shows ADD COLUMN image_url TEXT;
+  -- NULL: priced in the configured currency (shows from before currencies were stored).
+  ALTER TABLE shows ADD COLUMN currency TEXT;
+  -- Raised by every edit; an edit applies only to the version it was decided on.
+  ALTER TABLE shows ADD COLUMN version INTEGER NOT NULL DEFAULT 0 CHECK (version >= 0);
+  -- Units of a counted section sold (CONFIRMED holds' UNITS lines): raised by every sale, so the
+  -- organizer's figures never read the holds. Counted as they stand today.
+  ALTER TABLE sections ADD COLUMN sold INTEGER NOT NULL DEFAULT 0 CHECK (sold >= 0);
+  UPDATE sections SET sold = coalesce((
+    SELECT sum(l.quantity) FROM hold_lines l JOIN holds h ON h.hold_id = l.hold_id
+    WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
+  ), 0) WHERE sell_by = 'QUANTITY';
+  `,
 ];
 
 /**

@@ -6,7 +6,7 @@ export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/re
 /** Column shapes as SQLite returns them (schema v6), and their mapping to domain records. */
 export interface SectionRow {
   show_id: string; section_id: string; position: number; name: string; kind: SectionKind; sell_by: SellBy;
-  price_cents: number; rows_count: number | null; seats_per_row: number | null; capacity: number; available: number;
+  price_cents: number; rows_count: number | null; seats_per_row: number | null; capacity: number; available: number; sold: number;
 }
 export interface SeatRow {
   show_id: string; seat_id: string; section: string; row_no: number; seat_no: number; accessible: 0 | 1;
@@ -24,6 +24,7 @@ export interface OrderRow {
 
 export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
   sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available,
+  sold: r.sell_by === 'QUANTITY' ? r.sold : 0,
 });
 
 /**

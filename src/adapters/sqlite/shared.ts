@@ -64,6 +64,9 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
     stockUp: db.prepare('UPDATE sections SET available = available + ? WHERE show_id = ? AND section_id = ?'),
     // Conditional: the take happens only if that much is left.
     stockDown: db.prepare('UPDATE sections SET available = available - ? WHERE show_id = ? AND section_id = ? AND available >= ?'),
+    // What a counted section sold: raised once per sale (the hold moves to CONFIRMED once).
+    soldUp: db.prepare("UPDATE sections SET sold = sold + ? WHERE show_id = ? AND section_id = ? AND sell_by = 'QUANTITY'"),
+    liveUnits: db.prepare('SELECT section_id, sum(quantity) AS quantity FROM hold_lines WHERE hold_id = ? AND claim = 1 AND seat_id IS NULL GROUP BY section_id ORDER BY section_id'),
     // CHECK (units >= 0) refuses a second give-back.
     unitsDown: db.prepare('UPDATE user_show_units SET units = units - ? WHERE user_id = ? AND show_id = ?'),
     unitsUp: db.prepare(`INSERT INTO user_show_units (user_id, show_id, units) VALUES (?, ?, ?)
@@ -114,7 +117,8 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
           if (sold === undefined) return false;
           seats.push({ seatId: line.seat_id, status: 'SOLD', holdId: hold.hold_id, version: sold.version });
         } else if (counted(hold.show_id, line.section_id)) {
-          stock.push({ sectionId: line.section_id, delta: -line.quantity });
+          stock.push({ sectionId: line.section_id, delta: -line.quantity, sold: line.quantity });
+          q.soldUp.run(line.quantity, hold.show_id, line.section_id);
         }
         if (q.stockDown.run(line.quantity, hold.show_id, line.section_id, line.quantity).changes !== 1) return false;
         units += line.quantity;
@@ -129,7 +133,13 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
         if (sold === undefined) return false;
         seats.push({ seatId, status: 'SOLD', holdId: hold.hold_id, version: sold.version });
       }
-      return { showId: hold.show_id, seats, stock: [] };
+      // Units stay taken (available unchanged); they move from held to sold.
+      const stock: StockChange[] = [];
+      for (const { section_id: sectionId, quantity } of q.liveUnits.all(hold.hold_id) as { section_id: string; quantity: number }[]) {
+        q.soldUp.run(quantity, hold.show_id, sectionId);
+        stock.push({ sectionId, delta: 0, sold: quantity });
+      }
+      return { showId: hold.show_id, seats, stock };
     },
   };
 }

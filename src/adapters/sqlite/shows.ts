@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { SeatLayout, limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
-import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore } from '../../ports/engine/index.js';
+import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore, UpdateShowOutcome } from '../../ports/engine/index.js';
 import type { GroupCommit } from './group-commit.js';
 import * as records from './records.js';
 
@@ -19,7 +19,8 @@ export interface ShowInfo {
 }
 
 /**
- * Shows and their sections never change once created, so the claim path keeps them in memory:
+ * Seat maps and sections never change once created (an edit changes only a show's words and
+ * times, which the claim path does not read here), so the claim path keeps them in memory:
  * a claim prices its lines and checks its sections without a query. Bounded: the oldest entry
  * goes when full (a show is re-read on its next use).
  */
@@ -67,8 +68,14 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
         CASE WHEN @now < sale_starts_at THEN sale_starts_at WHEN @now < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
         show_id
       LIMIT @limit OFFSET @offset`),
-    showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at, ready)
-      VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt, 0)`),
+    showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
+        description, image_url, currency, version, ready)
+      VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt,
+        @description, @imageUrl, @currency, @version, 0)`),
+    // Compare-and-set on the version: of two edits decided on one version, the second is stale.
+    showUpdate: db.prepare(`UPDATE shows SET title = @title, description = @description, image_url = @imageUrl, venue = @venue, city = @city,
+        starts_at = @startsAt, sale_starts_at = @saleStartsAt, sale_ends_at = @saleEndsAt, version = version + 1
+      WHERE show_id = @showId AND ready = 1 AND version = @expectedVersion RETURNING *`),
     sectionInsert: db.prepare(`INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity, available)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     sections: db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position'),
@@ -129,6 +136,12 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
       const rows = q.seatStates.all(showId, afterSeatId ?? '', Math.min(limit, limits.seatStatePageMax)) as Pick<records.SeatRow, 'seat_id' | 'status' | 'version'>[];
       return rows.map((r) => ({ seatId: r.seat_id, status: r.status, version: r.version }));
     },
+    updateShow: (input) =>
+      gc.write('updateShow', (): UpdateShowOutcome => {
+        const row = q.showUpdate.get({ ...input.details, showId: input.showId, expectedVersion: input.expectedVersion }) as records.ShowRow | undefined;
+        if (row !== undefined) return { ok: true, show: records.toShow(row) };
+        return q.showById.get(input.showId) === undefined ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };
+      }),
     async availability(showId): Promise<SectionAvailability[] | null> {
       const sections = (q.sections.all(showId) as records.SectionRow[]).map(records.toSectionAvailability);
       if (sections.length > 0) return sections;

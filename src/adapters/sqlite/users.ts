@@ -17,6 +17,8 @@ export function sqliteUsers(db: Db, gc: GroupCommit): UserStore {
     admins: db.prepare("SELECT count(*) AS n FROM users WHERE role = 'ADMIN'"),
     setRole: db.prepare('UPDATE users SET role = ? WHERE user_id = ? AND role = ? RETURNING *'),
     setHash: db.prepare('UPDATE users SET password_hash = ? WHERE user_id = ?'),
+    // A range of the unique index on the key (BINARY order): every key that starts with the prefix.
+    list: db.prepare('SELECT * FROM users WHERE username_key >= ? AND username_key < ? ORDER BY username_key LIMIT ? OFFSET ?'),
   };
   const user = (row: records.UserRow | undefined): User | null => (row === undefined ? null : records.toUser(row));
   return {
@@ -37,6 +39,8 @@ export function sqliteUsers(db: Db, gc: GroupCommit): UserStore {
         const row = q.setRole.get(input.role, input.userId, input.expectedRole) as records.UserRow | undefined;
         return row === undefined ? { ok: false, stale: 'user' } : { ok: true, user: records.toUser(row) };
       }),
+    listUsers: async ({ keyPrefix, limit, offset }) =>
+      (q.list.all(keyPrefix, `${keyPrefix}\u{10FFFF}`, limit, offset) as records.UserRow[]).map(records.toUser),
     setPasswordHash: (userId, hash) => gc.write('setPasswordHash', () => q.setHash.run(hash, userId).changes === 1),
   };
 }

@@ -3,18 +3,22 @@ import { Type } from '@sinclair/typebox';
 import { negotiate } from '@fastify/accept-negotiator';
 import { Readable } from 'node:stream';
 import type { ContentCoding } from '../../app/availability-body.js';
-import { availabilityChanges, createShow, getShow, listShows } from '../../app/catalog.js';
+import { availabilityChanges, createShow, getShow, listShows, showView } from '../../app/catalog.js';
+import { editShow } from '../../app/show-edit.js';
 import { AppError } from '../../app/errors.js';
 import { limits, seatLimitOf, type SectionSpec } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
 import { roleGuard, requireRole } from '../auth.js';
 import { ifNoneMatchMatches } from '../conditional.js';
-import { NewShowBody, PageQuery, ShowParams, errorResponses, type SectionBody } from '../schemas.js';
+import { NewShowBody, PageQuery, ShowEditBody, ShowParams, errorResponses, type SectionBody } from '../schemas.js';
 import { VenueGeometrySchema } from '../venue-geometry-schema.js';
 
 const Show = Type.Object({
   showId: Type.String(),
   title: Type.String(),
+  description: Type.String({ description: "What the buyer reads about the show; '' when none" }),
+  imageUrl: Type.Union([Type.String(), Type.Null()], { description: 'An https picture of the show, or null' }),
+  currency: Type.String({ description: 'ISO 4217 code of every price of the show' }),
   venue: Type.String(),
   city: Type.String(),
   startsAt: Type.String(),
@@ -24,6 +28,9 @@ const Show = Type.Object({
   secondsRemaining: Type.Integer({ description: 'Seconds until the sale opens (UPCOMING) or closes (ON_SALE)' }),
   capacity: Type.Integer(),
   maxSeatsPerUser: Type.Integer({ description: 'Seats one buyer may hold and buy of this show (held in active holds plus bought in live orders)' }),
+  available: Type.Optional(Type.Union([Type.Integer(), Type.Null()], {
+    description: 'Seats and places left in all sections (in the list: null when not known without a store read; 0 is sold out)',
+  })),
   sections: Type.Array(Type.Union([
     Type.Object({
       id: Type.String(), name: Type.String(), kind: Type.Literal('SEATED'), rows: Type.Integer(), seatsPerRow: Type.Integer(), priceCents: Type.Integer(),
@@ -82,6 +89,32 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       maxSeatsPerUser: maxSeatsPerUser ?? null,
     });
     return reply.status(201).send({ showId: show.showId, capacity: show.capacity, maxSeatsPerUser: seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault) });
+  });
+
+  app.patch('/admin/shows/:showId', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin'],
+      summary: "Edit a show's title, description, picture, venue, city or times",
+      description: [
+        'Only the fields given change. The seat map, prices and currency never change. A change that would break what is sold is',
+        'refused with 409 CHANGE_NOT_ALLOWED: ending the sale before now, starting the show before the sale ends or in the past,',
+        'moving the start of a running sale into the future once seats or places are held or sold. Two edits at once both apply',
+        '(each is decided again on top of the other). Seat maps, their ETags and the catalog show the change at once.',
+      ].join(' '),
+      security: [{ bearer: [] }],
+      params: ShowParams,
+      body: ShowEditBody,
+      response: { 200: Show, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
+    },
+  }, async (request) => {
+    requireRole(tokens, request, ['ADMIN']);
+    const { startsAt, saleStartsAt, saleEndsAt, ...words } = request.body;
+    // Instants as epoch ms; a field left out stays out (the edit changes only what it names).
+    const times = Object.fromEntries(Object.entries({ startsAt, saleStartsAt, saleEndsAt })
+      .flatMap(([key, value]) => (value === undefined ? [] : [[key, Date.parse(value)]]))) as { startsAt?: number; saleStartsAt?: number; saleEndsAt?: number };
+    const show = await editShow(ctx, request.params.showId, { ...words, ...times });
+    return showView(show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault, ctx.policy.currency);
   });
 
   app.get('/shows', {

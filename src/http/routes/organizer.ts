@@ -1,20 +1,53 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { saleStats } from '../../app/sale-stats.js';
+import { listUsers } from '../../app/user-list.js';
+import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
 import { roleGuard } from '../auth.js';
 import { ShowParams, errorResponses } from '../schemas.js';
 
+const figures = {
+  capacity: Type.Integer({ description: 'seats, or standing places' }),
+  sold: Type.Integer(),
+  held: Type.Integer({ description: 'taken by active holds' }),
+  available: Type.Integer(),
+  refundPending: Type.Integer(),
+  moneyTakenCents: Type.Integer({ description: 'price of every seat or place sold, integer cents' }),
+};
+
+const SectionStats = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  kind: Type.Union([Type.Literal('SEATED'), Type.Literal('GENERAL_ADMISSION')]),
+  counted: Type.Boolean({ description: 'sold by count (general admission, or seated sold by quantity): figures are places, not seats' }),
+  priceCents: Type.Integer(),
+  ...figures,
+});
+
 const SaleStatsResponse = Type.Object({
   showId: Type.String(),
   version: Type.Integer({ description: 'seat map version these figures are from' }),
-  capacity: Type.Integer(),
-  sold: Type.Integer(),
-  held: Type.Integer(),
-  available: Type.Integer(),
-  refundPending: Type.Integer(),
-  moneyTakenCents: Type.Integer({ description: 'price of every seat sold, integer cents' }),
+  currency: Type.String({ description: 'ISO 4217 code of the amounts' }),
+  ...figures,
   holdsPerMinute: Type.Integer({ description: 'seats put on hold in the last minute' }),
+  sections: Type.Array(SectionStats, { description: 'every section, in seat-map order; the totals above add them up' }),
+});
+
+const UsersQuery = Type.Unsafe<{ q: string; limit: number; offset: number }>(Type.Object({
+  q: Type.Optional(Type.String({ maxLength: limits.usernameLengthMax, default: '', description: 'the start of a username (case ignored)' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: limits.listPageSizeMax, default: 20, description: 'Page size' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Items to skip' })),
+}, { additionalProperties: false }));
+
+const UserList = Type.Object({
+  users: Type.Array(Type.Object({
+    userId: Type.String(),
+    username: Type.String(),
+    role: Type.Union([Type.Literal('BUYER'), Type.Literal('STAFF'), Type.Literal('ADMIN')]),
+    createdAt: Type.String(),
+  })),
+  more: Type.Boolean({ description: 'another page follows' }),
 });
 
 export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
@@ -22,10 +55,21 @@ export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
       tags: ['admin'],
-      summary: 'Live sale figures of a show (from memory): sold, held, available, holds per minute, money taken',
+      summary: 'Live sale figures of a show (from memory), per section and in total: sold, held, available, money taken, holds per minute',
       security: [{ bearer: [] }],
       params: ShowParams,
       response: { 200: SaleStatsResponse, ...errorResponses(401, 403, 404) },
     },
   }, async (request) => saleStats(deps.ctx, request.params.showId));
+
+  app.get('/admin/users', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin'],
+      summary: 'Users by name, paged; search by the start of the username (give or take roles with PUT /admin/users/{username}/role)',
+      security: [{ bearer: [] }],
+      querystring: UsersQuery,
+      response: { 200: UserList, ...errorResponses(400, 401, 403) },
+    },
+  }, async (request) => listUsers(deps.ctx, request.query));
 };

@@ -56,6 +56,12 @@ export interface SeatChange {
 export interface StockChange {
   readonly sectionId: string;
   readonly delta: number;
+  /**
+   * Units of this counted section that became sold in the operation (a sale, on time or late): the
+   * stored sold counter went up by this much. Absent or 0 otherwise. The organizer's figures of a
+   * counted section (sold, held, money taken) follow from it without reading the holds.
+   */
+  readonly sold?: number;
 }
 
 /**

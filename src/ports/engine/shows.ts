@@ -1,5 +1,5 @@
-import type { Seat, SectionKind, SellBy, Show } from '../../domain/index.js';
-import type { Page } from './common.js';
+import type { Seat, SectionKind, SellBy, Show, ShowDetails } from '../../domain/index.js';
+import type { Page, Stale } from './common.js';
 
 export interface CreateShowInput {
   /**
@@ -24,6 +24,11 @@ export interface SectionAvailability {
    * live claim (AVAILABLE).
    */
   readonly available: number;
+  /**
+   * Counted sections: units sold (a stored counter raised by every sale, on PostgreSQL the sum of
+   * the buckets'). Sections sold by seat: 0 (their seats carry SOLD).
+   */
+  readonly sold: number;
 }
 
 /**
@@ -43,6 +48,21 @@ export interface SeatState {
   readonly status: Seat['status'];
   readonly version: number;
 }
+
+/** An edit the domain decided (planShowEdit), to apply on the version it was decided on. */
+export interface UpdateShowInput {
+  readonly showId: string;
+  /** The show's version the edit was decided on. */
+  readonly expectedVersion: number;
+  /** Every editable field, as it is to be stored. */
+  readonly details: ShowDetails;
+}
+
+export type UpdateShowOutcome =
+  | { readonly ok: true; readonly show: Show }
+  | { readonly ok: false; readonly code: 'SHOW_NOT_FOUND' }
+  /** Someone else's edit committed first (the stored version is not expectedVersion): re-read and decide again. */
+  | Stale<'show'>;
 
 export interface ShowStore {
   /**
@@ -72,4 +92,11 @@ export interface ShowStore {
   seatStates(showId: string, afterSeatId: string | null, limit: number): Promise<SeatState[]>;
   /** Per-section availability (see SectionAvailability), in seat-map order; null when no such show. */
   availability(showId: string): Promise<SectionAvailability[] | null>;
+  /**
+   * Precondition: the show exists and is published (else SHOW_NOT_FOUND) and its stored version is
+   * `expectedVersion` (else stale 'show'). Effect, one conditional UPDATE on the show's row: the
+   * details as given, version + 1. The seat map, sections, currency and limit never change, so
+   * nothing a claim reads moves. Returns the show as stored after the change.
+   */
+  updateShow(input: UpdateShowInput): Promise<UpdateShowOutcome>;
 }

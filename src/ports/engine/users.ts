@@ -1,5 +1,5 @@
 import type { Role, User } from '../../domain/index.js';
-import type { Stale } from './common.js';
+import type { Page, Stale } from './common.js';
 
 export type InsertUserOutcome = { readonly ok: true } | { readonly ok: false; readonly code: 'USERNAME_TAKEN' };
 
@@ -16,7 +16,20 @@ export type SetRoleOutcome =
   | { readonly ok: false; readonly code: 'LAST_ADMIN' }
   | Stale<'user'>;
 
+export interface UserSearch extends Page {
+  /**
+   * Users whose username key (src/domain/username.ts usernameKey: case and compatibility forms
+   * folded) starts with this key; '' for everyone.
+   */
+  readonly keyPrefix: string;
+}
+
 export interface UserStore {
+  /**
+   * One page of users in username-key order whose key starts with `keyPrefix`: a range read of the
+   * unique index on the key (never a scan of the table), `limit` <= limits.listPageSizeMax.
+   */
+  listUsers(search: UserSearch): Promise<User[]>;
   getUser(userId: string): Promise<User | null>;
   /**
    * By the exact name, else by its key (case and Unicode compatibility forms ignored: the key is

@@ -1,7 +1,7 @@
 import { useMemo, useState } from 'preact/hooks';
 import { api, capacityOf, isCounted, mapSections, type ShowSection } from '../api';
 import { errorText } from '../errors';
-import { money } from '../format';
+import { money, timeZoneName } from '../format';
 import { t } from '../i18n';
 import { navigate } from '../router';
 import { role } from '../session';
@@ -29,11 +29,17 @@ const localInput = (days: number): string => {
 };
 
 const seatsPerShowMax = 200_000;
+/** Currencies offered first; the server takes any ISO 4217 code. */
+const currencies = ['CNY', 'HKD', 'TWD', 'JPY', 'KRW', 'SGD', 'USD', 'EUR', 'GBP', 'AUD', 'CAD', 'CHF'];
 
 export function CreateShow() {
   const [title, setTitle] = useState('');
   const [venue, setVenue] = useState('');
   const [city, setCity] = useState('');
+  const [description, setDescription] = useState('');
+  const [imageUrl, setImageUrl] = useState('');
+  const [currency, setCurrencyCode] = useState('CNY');
+  const zone = timeZoneName();
   const [startsAt, setStartsAt] = useState(localInput(30));
   const [saleStartsAt, setSaleStartsAt] = useState(localInput(0));
   const [saleEndsAt, setSaleEndsAt] = useState(localInput(29));
@@ -77,17 +83,20 @@ export function CreateShow() {
     setBusy(true);
     setError(null);
     try {
-      await api('/admin/shows', {
+      const created = await api<{ showId: string }>('/admin/shows', {
         method: 'POST',
         body: {
-          title, venue, city,
+          title, venue, city, currency,
+          ...(description === '' ? {} : { description }),
+          ...(imageUrl === '' ? {} : { imageUrl }),
           startsAt: new Date(startsAt).toISOString(),
           saleStartsAt: new Date(saleStartsAt).toISOString(),
           saleEndsAt: new Date(saleEndsAt).toISOString(),
           seatMap: { sections: specs },
         },
       });
-      navigate('/admin');
+      // Straight to the new show's live sale page, where it can be checked and edited.
+      navigate(`/admin/shows/${encodeURIComponent(created.showId)}`);
     } catch (err) {
       setError(errorText(err));
     } finally {
@@ -97,7 +106,7 @@ export function CreateShow() {
 
   const field = (id: string, label: string, value: string, set: (v: string) => void, type: 'text' | 'datetime-local' = 'text') => (
     <>
-      <label for={id}>{label}</label>
+      <label for={id}>{type === 'datetime-local' ? t('timeIn', { label, zone }) : label}</label>
       {type === 'text'
         ? <input id={id} type="text" required value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} />
         : <input id={id} type="datetime-local" required value={value} onInput={(e) => set((e.target as HTMLInputElement).value)} />}
@@ -115,12 +124,21 @@ export function CreateShow() {
           {field('startsAt', t('startsAt'), startsAt, setStartsAt, 'datetime-local')}
           {field('saleStartsAt', t('saleStartsAt'), saleStartsAt, setSaleStartsAt, 'datetime-local')}
           {field('saleEndsAt', t('saleEndsAt'), saleEndsAt, setSaleEndsAt, 'datetime-local')}
+          <label for="currency">{t('currency')}</label>
+          <select id="currency" value={currency} onChange={(e) => setCurrencyCode((e.target as HTMLSelectElement).value)}>
+            {currencies.map((code) => <option key={code} value={code}>{code}</option>)}
+          </select>
+          <label for="imageUrl">{t('imageUrl')}</label>
+          <input id="imageUrl" type="url" maxLength={500} pattern="https://.+" value={imageUrl} onInput={(e) => setImageUrl((e.target as HTMLInputElement).value)} />
+          <label for="description">{t('description')}</label>
+          <textarea id="description" maxLength={2000} rows={3} value={description} onInput={(e) => setDescription((e.target as HTMLTextAreaElement).value)} />
         </div>
+        <p class="muted" data-testid="time-zone">{t('timeZoneNote', { zone })}</p>
         <fieldset>
           <legend>{t('sections')}</legend>
           <table class="sections">
             <thead>
-              <tr><th scope="col">{t('sectionId')}</th><th scope="col">{t('sectionName')}</th><th scope="col">{t('sectionKind')}</th><th scope="col">{t('rows')}</th><th scope="col">{t('seatsPerRow')}</th><th scope="col">{t('capacity')}</th><th scope="col">{t('price', { currency: 'CNY' })}</th><th scope="col"><span class="sr-only">{t('removeSection', { id: '' })}</span></th></tr>
+              <tr><th scope="col">{t('sectionId')}</th><th scope="col">{t('sectionName')}</th><th scope="col">{t('sectionKind')}</th><th scope="col">{t('rows')}</th><th scope="col">{t('seatsPerRow')}</th><th scope="col">{t('capacity')}</th><th scope="col">{t('price', { currency })}</th><th scope="col"><span class="sr-only">{t('removeSection', { id: '' })}</span></th></tr>
             </thead>
             <tbody>
               {sections.map((s, i) => (
@@ -147,7 +165,7 @@ export function CreateShow() {
                       <td class="muted">{s.rows * s.seatsPerRow}</td>
                     </>
                   )}
-                  <td><input aria-label={`${t('price', { currency: 'CNY' })} ${i + 1}`} type="number" min={0} step="0.01" value={s.price} onInput={(e) => update(i, { price: Number((e.target as HTMLInputElement).value) })} /></td>
+                  <td><input aria-label={`${t('price', { currency })} ${i + 1}`} type="number" min={0} step="0.01" value={s.price} onInput={(e) => update(i, { price: Number((e.target as HTMLInputElement).value) })} /></td>
                   <td><button type="button" aria-label={t('removeSection', { id: s.id })} disabled={sections.length <= 1} onClick={() => setSections((l) => l.filter((_, k) => k !== i))}>✕</button></td>
                 </tr>
               ))}
@@ -164,7 +182,7 @@ export function CreateShow() {
             {counted.map((s) => (
               <li key={s.id} class="counted" data-testid={`preview-counted-${s.id}`}>
                 <strong>{s.name}</strong>{' '}
-                <span class="muted">{s.kind === 'GENERAL_ADMISSION' ? t('generalAdmission') : t('seatsAssigned')} · {money(s.priceCents)}</span>
+                <span class="muted">{s.kind === 'GENERAL_ADMISSION' ? t('generalAdmission') : t('seatsAssigned')} · {money(s.priceCents, currency)}</span>
                 <br />{t('placesLeft', { n: capacityOf(s), total: capacityOf(s) })}
               </li>
             ))}

@@ -5,13 +5,27 @@ import { t } from '../i18n';
 import { role } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
+import { ShowEditForm } from './ShowEditForm';
 
-interface Stats {
+interface Figures {
+  readonly capacity: number;
   readonly sold: number;
   readonly held: number;
   readonly available: number;
-  readonly holdsPerMinute: number;
   readonly moneyTakenCents: number;
+}
+
+interface SectionFigures extends Figures {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: 'SEATED' | 'GENERAL_ADMISSION';
+  readonly counted: boolean;
+}
+
+interface Stats extends Figures {
+  readonly currency: string;
+  readonly holdsPerMinute: number;
+  readonly sections: readonly SectionFigures[];
 }
 
 /** Figures refresh when the seat stream says something changed (at most once a second), and every 10 s for the per-minute rate. */
@@ -20,6 +34,7 @@ const refreshQuietMs = 10_000;
 
 export function LiveSale({ showId }: { showId: string }) {
   const [seats, setSeats] = useState<LiveSeats | null>(null);
+  const [show, setShow] = useState<Show | null>(null);
   const [stats, setStats] = useState<Stats | null>(null);
   const last = useRef(0);
   const pending = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
@@ -45,6 +60,7 @@ export function LiveSale({ showId }: { showId: string }) {
       if (!alive) return s.close();
       unsubscribe = s.subscribe(refresh);
       setSeats(s);
+      setShow(s.show);
     });
     return () => {
       alive = false;
@@ -59,19 +75,44 @@ export function LiveSale({ showId }: { showId: string }) {
   const stat = (key: string, label: string, value: string) => (
     <div class="stat" data-testid={`stat-${key}`}><dt>{label}</dt><dd>{value}</dd></div>
   );
+  const kindOf = (s: SectionFigures) => (s.kind === 'GENERAL_ADMISSION' ? t('kindGa') : s.counted ? t('kindQuantity') : t('kindSeat'));
   return (
     <section>
-      <h1>{t('liveSale')}{seats !== null ? `: ${seats.show.title}` : ''}</h1>
-      <p><a href={`/admin/shows/${encodeURIComponent(showId)}/attendees`} data-testid="attendees-link">{t('attendeesLink')}</a></p>
+      <h1>{t('liveSale')}{show !== null ? `: ${show.title}` : ''}</h1>
+      <p class="row"><a href="/admin">{t('organizerTitle')}</a> <a href={`/admin/shows/${encodeURIComponent(showId)}/attendees`} data-testid="attendees-link">{t('attendeesLink')}</a></p>
       {stats === null ? <p role="status">{t('loading')}</p> : (
-        <dl class="stats" aria-live="polite">
-          {stat('sold', t('statSold'), String(stats.sold))}
-          {stat('held', t('statHeld'), String(stats.held))}
-          {stat('available', t('statAvailable'), String(stats.available))}
-          {stat('hpm', t('statHoldsPerMinute'), String(stats.holdsPerMinute))}
-          {stat('money', t('statMoney'), money(stats.moneyTakenCents))}
-        </dl>
+        <>
+          <dl class="stats" aria-live="polite">
+            {stat('sold', t('statSold'), String(stats.sold))}
+            {stat('held', t('statHeld'), String(stats.held))}
+            {stat('available', t('statAvailable'), String(stats.available))}
+            {stat('hpm', t('statHoldsPerMinute'), String(stats.holdsPerMinute))}
+            {stat('money', t('statMoney'), money(stats.moneyTakenCents, stats.currency))}
+          </dl>
+          <h2>{t('bySection')}</h2>
+          <div class="table-scroll" tabIndex={0} role="region" aria-label={t('bySection')}>
+            <table class="section-stats" data-testid="section-stats">
+              <thead>
+                <tr>
+                  <th scope="col">{t('statSection')}</th><th scope="col">{t('sectionKind')}</th><th scope="col" class="num">{t('statCapacity')}</th>
+                  <th scope="col" class="num">{t('statSold')}</th><th scope="col" class="num">{t('statHeld')}</th><th scope="col" class="num">{t('statAvailable')}</th>
+                  <th scope="col" class="num">{t('statMoney')}</th>
+                </tr>
+              </thead>
+              <tbody>
+                {stats.sections.map((s) => (
+                  <tr key={s.id} data-testid={`section-stats-${s.id}`}>
+                    <th scope="row">{s.name}</th><td>{kindOf(s)}</td><td class="num">{s.capacity}</td>
+                    <td class="num" data-testid={`section-sold-${s.id}`}>{s.sold}</td><td class="num">{s.held}</td><td class="num">{s.available}</td>
+                    <td class="num" data-testid={`section-money-${s.id}`}>{money(s.moneyTakenCents, stats.currency)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
       )}
+      {show !== null && <ShowEditForm key={`${show.showId}`} show={show} onSaved={setShow} />}
       {seats !== null && seats.layout.seatIds.length > 0 && <SeatMap layout={seats.layout} statuses={() => seats.statuses} subscribe={seats.subscribe} />}
     </section>
   );

@@ -10,7 +10,10 @@ export function Organizer() {
   return (
     <section>
       <h1>{t('organizerTitle')}</h1>
-      <p><a class="button primary" href="/admin/new">{t('newShow')}</a></p>
+      <p class="row">
+        <a class="button primary" href="/admin/new">{t('newShow')}</a>
+        <a class="button" href="/admin/users" data-testid="manage-users">{t('manageUsers')}</a>
+      </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}
       {shows.data === null ? <p role="status">{t('loading')}</p> : (
@@ -18,7 +21,9 @@ export function Organizer() {
           {shows.data.shows.map((s) => (
             <li key={s.showId} class="card">
               <h3><a href={`/admin/shows/${s.showId}`} aria-label={t('openLive', { title: s.title })}>{s.title}</a></h3>
-              <p class="muted">{s.venue} · {s.city} · {dateTime(s.startsAt)} · {s.capacity}</p>
+              <p class="muted">{s.venue} · {s.city}</p>
+              <p class="muted">{dateTime(s.startsAt)}</p>
+              <p class="muted" data-testid="organizer-capacity">{t('organizerCapacity', { n: s.capacity })}</p>
             </li>
           ))}
         </ul>

@@ -1,5 +1,5 @@
 import { api, isCounted, type SectionAvailability, type Show } from '../api';
-import { dateTime, duration } from '../format';
+import { dateTime, duration, money } from '../format';
 import { useLoad, useTick } from '../hooks';
 import { t } from '../i18n';
 
@@ -14,6 +14,8 @@ export function ShowList() {
     // matter for shows on sale only, so only those are asked for their counts.
     // What is left counts counted sections (general admission, sold by quantity) as well as free seats.
     const detailed = await Promise.all(list.map(async (s): Promise<Listed> => {
+      // The list says what is left of a show the server has in memory: no second request then.
+      if (typeof s.available === 'number') return { ...s, left: s.available };
       if (s.status !== 'ON_SALE') return s;
       const id = encodeURIComponent(s.showId);
       const [show, availability] = await Promise.all([
@@ -40,11 +42,15 @@ export function ShowList() {
           const known = show.left !== undefined || show.seatCounts !== undefined;
           const status = left <= 0 && show.status !== 'ENDED' ? (show.status === 'UPCOMING' ? 'ON_SALE' : 'ENDED') : show.status;
           const soldOut = status === 'ON_SALE' && available === 0;
+          const lowest = show.sections.length === 0 ? null : Math.min(...show.sections.map((s) => s.priceCents));
           return (
             <li key={show.showId} class="card" data-testid="show-card">
+              {show.imageUrl && <img class="card-image" src={show.imageUrl} alt={show.title} width={320} height={180} loading="lazy" decoding="async" />}
               <h2><a href={`/shows/${show.showId}`} aria-label={t('viewShow', { title: show.title })}>{show.title}</a></h2>
               <p class="muted">{show.venue} · {show.city}</p>
               <p>{t('showStarts', { when: dateTime(show.startsAt) })}</p>
+              {lowest !== null && <p data-testid="lowest-price">{t('fromPrice', { price: money(lowest, show.currency) })}</p>}
+              {show.description && <p class="card-description muted">{show.description}</p>}
               <p>
                 <span class={`badge badge-${soldOut ? 'soldout' : status.toLowerCase()}`}>
                   {soldOut ? t('statusSoldOut') : status === 'ON_SALE' ? t('statusOnSale') : status === 'UPCOMING' ? t('statusUpcoming') : t('statusEnded')}

@@ -1,5 +1,6 @@
 import { signal } from '@preact/signals';
 import { isCounted, mapSections, type SectionAvailability, type Show } from '../api';
+import { setCurrency } from '../format';
 import { buildLayout, statusLetters, type SeatLayout } from './layout';
 
 interface CompactMap {
@@ -85,6 +86,8 @@ export class LiveSeats {
   static async open(showId: string, fetchShow: Promise<Show>): Promise<LiveSeats> {
     const started = performance.now();
     const [show, map] = await Promise.all([fetchShow, fetchMap(showId)]);
+    // Prices on this page are in the show's own currency.
+    if (show.currency !== undefined) setCurrency(show.currency);
     seatMapTimings.loadMs = performance.now() - started;
     const t0 = performance.now();
     // Only seats of sections sold by SEAT are drawn; seats of sections sold by QUANTITY are
