@@ -10,7 +10,7 @@ import pg from 'pg';
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** The suites that touch the store: each runs once more with TICKETRUSH_TEST_STORE=postgres. */
 const bookingSuites = [
-  ...['booking-api', 'best-available', 'hold-states', 'idempotency-takeover', 'payments-tickets', 'purchase-limit', 'order-ownership', 'checkin', 'conditional-get', 'roles', 'engine-holes', 'show-list', 'usernames', 'live-events', 'door-organizer', 'account-throttling', 'availability'].map((name) => `test/http/${name}.test.ts`),
+  ...['booking-api', 'best-available', 'hold-states', 'idempotency-takeover', 'payments-tickets', 'purchase-limit', 'order-ownership', 'checkin', 'conditional-get', 'roles', 'engine-holes', 'show-list', 'usernames', 'live-events', 'door-organizer', 'account-throttling', 'availability', 'tickets-pdf'].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts',
 ];

@@ -19,6 +19,7 @@ export const appErrorCodes = [
   'RATE_LIMITED',
   'BUSY',
   'SECTION_NOT_FOUND',
+  'ORDER_NOT_TICKETED',
 ] as const;
 
 /**

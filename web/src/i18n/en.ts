@@ -190,6 +190,10 @@ export const en = {
   // == seat map, errors, sign-in ==
   // == end seat map, errors, sign-in ==
   // == catalog, readme, pdf ==
+  ticketsPdfDownload: 'Download tickets (PDF)',
+  ticketsPdfDownloadFor: 'Download tickets for {title} (PDF)',
+  ticketsPdfNotYet: 'The tickets are not issued yet: try again in a moment.',
+  ticketsPdfFailed: 'The PDF could not be downloaded: try again.',
   // == end catalog, readme, pdf ==
   // == best available ==
   // == end best available ==

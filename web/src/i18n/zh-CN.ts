@@ -183,6 +183,10 @@ export const zhCN: Record<MessageKey, string> = {
   // == seat map, errors, sign-in ==
   // == end seat map, errors, sign-in ==
   // == catalog, readme, pdf ==
+  ticketsPdfDownload: '下载电子票（PDF）',
+  ticketsPdfDownloadFor: '下载《{title}》的电子票（PDF）',
+  ticketsPdfNotYet: '电子票尚未出票，请稍后再试。',
+  ticketsPdfFailed: 'PDF 下载失败，请重试。',
   // == end catalog, readme, pdf ==
   // == best available ==
   // == end best available ==

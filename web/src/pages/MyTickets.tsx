@@ -3,6 +3,7 @@ import { useLoad } from '../hooks';
 import { t } from '../i18n';
 import { session } from '../session';
 import { TicketCard } from './TicketCard';
+import { TicketsPdfLinks } from './TicketsPdfLink';
 
 export function MyTickets() {
   const loaded = useLoad(async () => {
@@ -21,6 +22,7 @@ export function MyTickets() {
     <section>
       <h1>{t('ticketsTitle')}</h1>
       {tickets.length === 0 && <p>{t('noTickets')}</p>}
+      <TicketsPdfLinks tickets={tickets} titles={titles} />
       <ul class="cards">{tickets.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} title={titles.get(ticket.showId) ?? ticket.showId} />)}</ul>
     </section>
   );

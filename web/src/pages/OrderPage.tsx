@@ -3,6 +3,7 @@ import { api, ApiError, type Order } from '../api';
 import { money } from '../format';
 import { t } from '../i18n';
 import { TicketCard } from './TicketCard';
+import { TicketsPdfLink } from './TicketsPdfLink';
 
 const settled = (o: Order) => o.status === 'TICKETED' || o.status === 'CANCELLED' || o.status === 'REFUNDED';
 /** After paying, the order is re-read with growing pauses until it settles (bounded: ~2 minutes). */
@@ -60,6 +61,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {order.status === 'TICKETED' && (
         <>
           <p>{t('ticketsReady')} <a href="/tickets">{t('seeTickets')}</a></p>
+          <TicketsPdfLink orderId={order.orderId} />
           <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} />)}</ul>
         </>
       )}
