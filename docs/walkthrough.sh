@@ -101,6 +101,11 @@ call GET "/orders/$ORDER" 200 -H "$AUTH"
 call GET /me/orders 200 -H "$AUTH"
 QR=$(call GET /me/tickets 200 -H "$AUTH" | field '.tickets[0].qr')
 
+step "The order's tickets as a PDF, one page a ticket with its QR code, for printing or a phone"
+PDF_STATUS=$(curl -sS -o "$TMP/tickets.pdf" -w '%{http_code}' -H "$AUTH" "$B/orders/$ORDER/tickets.pdf")
+[ "$PDF_STATUS" = 200 ] || { echo "FAILED: GET /orders/$ORDER/tickets.pdf answered $PDF_STATUS, expected 200" >&2; exit 1; }
+echo "tickets.pdf: $(head -c 5 "$TMP/tickets.pdf"), $(wc -c < "$TMP/tickets.pdf" | tr -d ' ') bytes"
+
 step "At the door (STAFF or ADMIN): the first scan admits, the same scan retried is recognised, any other scan is 409"
 call POST /checkin 200 -H "authorization: Bearer $STAFF_TOKEN" -H "$JSON" -d "{\"qr\":\"$QR\",\"nonce\":\"gate-3-$RUN\"}"
 call POST /checkin 200 -H "authorization: Bearer $STAFF_TOKEN" -H "$JSON" -d "{\"qr\":\"$QR\",\"nonce\":\"gate-3-$RUN\"}"

@@ -2,6 +2,8 @@
 // Runs every vitest suite on SQLite (the embedded default), then the booking suites again on
 // PostgreSQL when it answers at TICKETRUSH_TEST_DATABASE_URL; otherwise says plainly that they
 // were skipped and how to enable them. Extra arguments go to both vitest runs.
+// --quick (npm run test:quick) is a first check in a couple of minutes: the domain, store contract
+// and HTTP suites on SQLite only, with no browser, no load test and no PostgreSQL pass.
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
 
@@ -31,15 +33,29 @@ const bookingSuites = [
     'holds-orders',
     'door-desk',
     'organizer-shows',
+    'tickets-pdf',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
+  'test/cli/start-up.test.ts',
 ];
+/** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */
+const quickSuites = ['test/domain', 'test/contract', 'test/http'];
 // --only=sqlite or --only=postgres runs one of the two passes.
 const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.length);
-const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only='));
+const quick = process.argv.includes('--quick');
+const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only=') && a !== '--quick');
 
-/** Latency-bound suites run alone after the rest, so the other files' load does not skew their figures. */
+if (quick) {
+  const started = Date.now();
+  const ok = vitestRun('sqlite', quickSuites);
+  console.log(`\n${ok ? 'passed' : 'FAILED'}: quick check (${quickSuites.join(', ')} on sqlite) in ${Math.round((Date.now() - started) / 1000)} s; \`npm test\` runs everything`);
+  process.exit(ok ? 0 : 1);
+}
+
+/** Latency-bound suites run alone after the rest, each on its own, so no other file's load skews their figures. */
 const alone = ['test/load/herd.test.ts'];
+/** Lighthouse scores the built web app (performance included), on the embedded store only. */
+const aloneSqliteOnly = ['test/web/lighthouse.test.ts'];
 
 function vitestRun(store, args) {
   console.log(`\n=== vitest on ${store}: ${args.join(' ') || 'all'} ===`);
@@ -48,9 +64,9 @@ function vitestRun(store, args) {
 }
 
 function vitest(store, paths) {
-  const rest = vitestRun(store, [...paths, ...alone.map((file) => `--exclude=${file}`)]);
-  const isolated = vitestRun(store, alone);
-  return rest && isolated;
+  const rest = vitestRun(store, [...paths, ...[...alone, ...aloneSqliteOnly].map((file) => `--exclude=${file}`)]);
+  const isolated = (store === 'sqlite' ? [...alone, ...aloneSqliteOnly] : alone).map((file) => vitestRun(store, [file]));
+  return rest && isolated.every(Boolean);
 }
 
 async function reachable() {

@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { composeNode } from './compose.js';
-import { ConfigError, loadConfig } from './config.js';
 import { DrillOptionError, drillDefaults, resolveDrillOptions, type RawDrillOptions } from './drill/options.js';
+import { listenFailure } from './lib/listen-failure.js';
+
+// Only commander and the drill's option parser are loaded up front, so `--version` and `--help`
+// answer at once: each command imports what it needs (the server, the store drivers, the drill's
+// client) when it runs.
 
 /** The version people see is the package's own, read from the package.json shipped beside dist/. */
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -22,9 +25,22 @@ program
   .action(async (_options: unknown, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) program.error(`error: unknown command '${unknown}'`, { code: 'commander.unknownCommand', exitCode: 2 });
-    const node = await composeNode(loadConfig());
-    const url = await node.listen();
-    node.app.log.info({ url, dataDir: node.config.dataDir, docs: `${url}/docs` }, 'TicketRush is ready');
+    const [{ composeNode, describeStore }, { loadConfig }] = await Promise.all([import('./compose.js'), import('./config.js')]);
+    const config = loadConfig();
+    const node = await composeNode(config);
+    let url: string;
+    try {
+      url = await node.listen();
+    } catch (error) {
+      const failure = listenFailure(error, config.host, config.port);
+      if (failure === null) throw error;
+      // One line the operator can act on (which port, which variable), not a stack trace.
+      await node.stop().catch(() => undefined);
+      process.stderr.write(`ticketrush: ${failure}\n`);
+      process.exit(1);
+    }
+    const store = describeStore(config.database);
+    node.app.log.info({ url, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
     let stopping = false;
     const shutdown = (signal: string): void => {
       if (stopping) return;
@@ -74,7 +90,8 @@ drill
     process.exitCode = await runSellout(options);
   });
 
-program.parseAsync(process.argv).catch((error: unknown) => {
+program.parseAsync(process.argv).catch(async (error: unknown) => {
+  const { ConfigError } = await import('./config.js');
   if (error instanceof ConfigError) {
     process.stderr.write(`ticketrush: configuration error: ${error.message}\n`);
     process.exit(2);

@@ -72,6 +72,26 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
   });
 }
 
+/**
+ * The store in use, as the start-up log names it: the SQLite file, or PostgreSQL's host, port,
+ * database and schema. Never the user or password of the URL.
+ */
+export function describeStore(database: Config['database']): string {
+  if (database.kind === 'sqlite') return `SQLite ${database.filename}`;
+  let where: string;
+  try {
+    const url = new URL(database.url);
+    // As node-postgres reads the URL: a host in ?host= (a socket directory) wins; the database
+    // defaults to the user's name.
+    const host = url.searchParams.get('host') ?? (decodeURIComponent(url.hostname) || 'localhost');
+    const name = decodeURIComponent(url.pathname.replace(/^\//, '')) || decodeURIComponent(url.username) || 'postgres';
+    where = `${host}:${url.port || '5432'}/${name}`;
+  } catch {
+    where = '(unparsable TICKETRUSH_DATABASE_URL)';
+  }
+  return `PostgreSQL ${where} schema ${database.schema}`;
+}
+
 /** The composition root: the only place that picks adapters and wires them into the application. */
 export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;

@@ -21,6 +21,7 @@ export const appErrorCodes = [
   'SECTION_NOT_FOUND',
   /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
   'UNAUTHORIZED',
+  'ORDER_NOT_TICKETED',
 ] as const;
 
 /**

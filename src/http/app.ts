@@ -19,6 +19,7 @@ import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
 import { ticketRoutes } from './routes/tickets.js';
+import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
 import { organizerRoutes } from './routes/organizer.js';
 import { doorRoutes } from './routes/door.js';
@@ -128,6 +129,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(bookingRoutes(deps), { prefix: '/api/v1' });
   await app.register(paymentRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketRoutes(deps), { prefix: '/api/v1' });
+  await app.register(ticketPrintRoutes(deps), { prefix: '/api/v1' });
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });

@@ -73,6 +73,7 @@ describe('docs/walkthrough.sh', () => {
     expect(result.stdout).toContain('"outcome":"ADMITTED"');
     expect(result.stdout).toContain('"outcome":"ALREADY_ADMITTED_SAME_SCAN"');
     expect(result.stdout).toContain('"code":"TICKET_ALREADY_USED"');
+    expect(result.stdout).toMatch(/tickets.pdf: %PDF-, \d+ bytes/);
     expect(result.stdout.trimEnd().endsWith('walk-through complete')).toBe(true);
   }, 120_000);
 

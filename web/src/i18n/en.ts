@@ -323,6 +323,10 @@ export const en = {
   errorGeneric: 'Something went wrong. Please try again.',
   // == end seat map, errors, sign-in ==
   // == catalog, readme, pdf ==
+  ticketsPdfDownload: 'Download tickets (PDF)',
+  ticketsPdfDownloadFor: 'Download tickets for {title} (PDF)',
+  ticketsPdfNotYet: 'The tickets are not issued yet: try again in a moment.',
+  ticketsPdfFailed: 'The PDF could not be downloaded: try again.',
   // == end catalog, readme, pdf ==
   // == best available ==
   bestNearStage: 'Seats nearest the stage first, side by side where possible.',

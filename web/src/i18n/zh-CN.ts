@@ -316,6 +316,10 @@ export const zhCN: Record<MessageKey, string> = {
   errorGeneric: '出错了，请重试。',
   // == end seat map, errors, sign-in ==
   // == catalog, readme, pdf ==
+  ticketsPdfDownload: '下载电子票（PDF）',
+  ticketsPdfDownloadFor: '下载《{title}》的电子票（PDF）',
+  ticketsPdfNotYet: '电子票尚未出票，请稍后再试。',
+  ticketsPdfFailed: 'PDF 下载失败，请重试。',
   // == end catalog, readme, pdf ==
   // == best available ==
   bestNearStage: '优先选离舞台最近的座位，尽量相邻。',

@@ -3,6 +3,7 @@ import { useLoad } from '../hooks';
 import { t } from '../i18n';
 import { session } from '../session';
 import { TicketCard } from './TicketCard';
+import { TicketsPdfLinks } from './TicketsPdfLink';
 
 /** Tickets one page shows; their shows are read once each, so the page costs at most this many show reads. */
 const ticketsPerPage = 50;
@@ -23,6 +24,7 @@ export function MyTickets() {
     <section>
       <h1>{t('ticketsTitle')}</h1>
       {tickets.length === 0 && <p>{t('noTickets')}</p>}
+      <TicketsPdfLinks tickets={tickets} titles={new Map([...shows].map(([id, s]) => [id, s.title]))} />
       <ul class="cards">{tickets.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={shows.get(ticket.showId)} title={ticket.showId} />)}</ul>
     </section>
   );

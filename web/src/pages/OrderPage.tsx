@@ -7,6 +7,7 @@ import { t } from '../i18n';
 import { linesName, type Line } from '../lines';
 import { holdsChanged, refreshHolds } from '../my-holds';
 import { TicketCard } from './TicketCard';
+import { TicketsPdfLink } from './TicketsPdfLink';
 
 /** The order as GET /orders/{id} answers it: its lines, and while unpaid, when payment is due. */
 type OrderDetail = Order & { readonly lines?: readonly Line[]; readonly paymentDueAt?: string | null };
@@ -114,6 +115,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {order.status === 'TICKETED' && (
         <>
           <p>{t('ticketsReady')} <a href="/tickets">{t('seeTickets')}</a></p>
+          <TicketsPdfLink orderId={order.orderId} />
           <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={show ?? undefined} />)}</ul>
         </>
       )}
