@@ -151,8 +151,8 @@ it('serves the migrated holds, orders and tickets through the port, and the book
     expect((await store.ticketsByOrder('o2')).map((t) => [t.ticketId, t.sectionId, t.seatId])).toEqual([['t1', 'B', 'B-1-1'], ['t2', 'B', 'B-1-2']]);
     expect((await store.getShow('shw'))?.seatMap.sections[0]).toMatchObject({ kind: 'SEATED', sellBy: 'SEAT', accessible: [] });
     expect(await store.availability('shw')).toEqual([
-      { sectionId: 'A', kind: 'SEATED', sellBy: 'SEAT', capacity: 6, available: 4 },
-      { sectionId: 'B', kind: 'SEATED', sellBy: 'SEAT', capacity: 2, available: 0 },
+      { sectionId: 'A', kind: 'SEATED', sellBy: 'SEAT', capacity: 6, available: 4, sold: 0 },
+      { sectionId: 'B', kind: 'SEATED', sellBy: 'SEAT', capacity: 2, available: 0, sold: 0 },
     ]);
     const claim = { holdId: 'h10', showId: 'shw', userId: 'u2', now: 5000, expiresAt: 9000, userUnitsMax: 4 };
     expect(await store.claimSeats({ ...claim, seatIds: ['A-1-1'] })).toEqual({ ok: false, code: 'SEAT_UNAVAILABLE', seatIds: ['A-1-1'] });

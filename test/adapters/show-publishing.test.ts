@@ -33,7 +33,7 @@ it('writes every seat of the layout in its canonical order and pages the seat st
     expect(layout.seatAt(layout.indexOf('A-2-3'))).toMatchObject({ seatId: 'A-2-3', row: 2, number: 3, accessible: true });
     expect(layout.indexOf('A-61-1')).toBe(-1);
     expect(layout.indexOf('A-01-1')).toBe(-1);
-    expect((await store.loadSeatMap('shw'))?.sections).toEqual([{ sectionId: 'A', kind: 'SEATED', sellBy: 'SEAT', capacity: 6_000, available: 6_000 }]);
+    expect((await store.loadSeatMap('shw'))?.sections).toEqual([{ sectionId: 'A', kind: 'SEATED', sellBy: 'SEAT', capacity: 6_000, available: 6_000, sold: 0 }]);
   } finally {
     await store.close();
   }

@@ -13,7 +13,7 @@ import { eventually } from '../support/wait.js';
  * The table must name every route of the OpenAPI document, so a new route cannot skip this.
  */
 type Expect = 'busy' | 'memory' | 'unready';
-interface Case { readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE'; readonly path: string; readonly url: () => string; readonly expect: Expect; readonly body?: () => unknown; readonly headers?: () => Record<string, string>; readonly as?: 'buyer' | 'admin' | 'none' }
+interface Case { readonly method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'; readonly path: string; readonly url: () => string; readonly expect: Expect; readonly body?: () => unknown; readonly headers?: () => Record<string, string>; readonly as?: 'buyer' | 'admin' | 'none' }
 
 let t: TestNode & { baseUrl: string };
 let admin: ApiClient;
@@ -24,6 +24,7 @@ let holdId: string;
 let orderId: string;
 let paymentId: string;
 let ticketId: string;
+let ticketedOrderId: string;
 let qr: string;
 
 describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
@@ -50,6 +51,7 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
       return o.status === 'TICKETED' ? o : undefined;
     });
     ticketId = ticketed.tickets[0].ticketId;
+    ticketedOrderId = soldOrder.body.orderId;
     qr = ticketed.tickets[0].qr;
     const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-1'] });
     holdId = hold.body.holdId;
@@ -92,6 +94,13 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/stats', url: () => `/api/v1/admin/shows/${showId}/stats`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/checkin/offline-scans', url: () => '/api/v1/checkin/offline-scans', body: () => ({ scans: [{ qr, nonce: 'busy-nonce-2', scannedAt: new Date().toISOString() }] }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/shows/{showId}/revoked-tickets', url: () => `/api/v1/shows/${showId}/revoked-tickets`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/me/holds', url: () => '/api/v1/me/holds', expect: 'busy' },
+    { method: 'POST', path: '/api/v1/orders/{orderId}/cancel', url: () => `/api/v1/orders/${orderId}/cancel`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/orders/{orderId}/tickets.pdf', url: () => `/api/v1/orders/${ticketedOrderId}/tickets.pdf`, expect: 'busy' },
+    { method: 'PATCH', path: '/api/v1/admin/shows/{showId}', url: () => `/api/v1/admin/shows/${showId}`, body: () => ({ title: 'Renamed' }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/users', url: () => '/api/v1/admin/users?q=busy', expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/shows/{showId}/attendees', url: () => `/api/v1/admin/shows/${showId}/attendees?q=busy`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/shows/{showId}/checkin-stats', url: () => `/api/v1/shows/${showId}/checkin-stats`, expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {
