@@ -82,7 +82,8 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
     // A claim writes the hold for the token's user; a user the store does not know (a token that
     // outlived its account, e.g. a database reset under the same signing secret) fails the
     // storage's foreign key. Asked only on this failure path, so a claim costs nothing more.
-    if (!(error instanceof StoreBusyError) && (await ctx.store.getUser(command.userId)) === null) {
+    // Refusals (AppError) and busy answers are what they say; only a fault is looked into.
+    if (!(error instanceof AppError) && !(error instanceof StoreBusyError) && (await ctx.store.getUser(command.userId)) === null) {
       throw new AppError('UNAUTHORIZED', 'this account no longer exists; sign in again');
     }
     throw error;
@@ -107,10 +108,17 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
   } else {
     const section = request.section === undefined ? undefined : show.seatMap.sections.find((s) => s.id === request.section);
     if (request.section !== undefined && section === undefined) throw new AppError('SECTION_NOT_FOUND', `no section ${request.section} in this show`);
+    // Fast paths, as for named seats: a section the read model knows cannot serve the quantity
+    // refuses here, so the losers pressing "buy" again on a sold-out show never reach the store
+    // (on PostgreSQL they had taken the connections the winners needed to check out).
     if (section !== undefined && isCounted(section)) {
       if ((request.accessible ?? 0) > 0) throw new AppError('NOT_ENOUGH_SEATS', 'seats of this section are picked when tickets are issued; accessible seats cannot be asked for');
+      if (ctx.seatMaps.stockBelow(entry, section.id, request.quantity)) {
+        throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
+      }
       outcome = await ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
     } else {
+      if (ctx.seatMaps.seatsBelow(entry, section?.id, request.quantity)) throw new AppError('NOT_ENOUGH_SEATS', `no seats left for ${request.quantity}`);
       outcome = await ctx.store.claimBestAvailable({
         ...base,
         quantity: request.quantity,

@@ -191,6 +191,20 @@ export class SeatMapCache {
     return section !== undefined && section.counted && section.available < quantity;
   }
 
+  /**
+   * Known free seats of the sections sold by seat (`sectionId`'s, or every such section's) below
+   * `quantity`: lets a doomed best-available claim fail without touching the store.
+   */
+  seatsBelow(entry: ShowSeats, sectionId: string | undefined, quantity: number): boolean {
+    let free = 0;
+    for (const section of entry.sections.values()) {
+      if (section.counted || (sectionId !== undefined && section.id !== sectionId)) continue;
+      free += section.available;
+      if (free >= quantity) return false;
+    }
+    return true;
+  }
+
   /** Where the given seats are; unknown ids are left out. */
   placesOf(entry: ShowSeats, seatIds: readonly string[]): { seatId: string; section: string; row: number; number: number; accessible: boolean }[] {
     return seatIds.flatMap((id) => {

@@ -26,6 +26,7 @@ let paymentId: string;
 let ticketId: string;
 let ticketedOrderId: string;
 let qr: string;
+let soldOutShowId: string;
 
 describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -58,6 +59,10 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     const order = await buyer.request('POST', '/api/v1/orders', { holdId }, { 'x-idempotency-key': 'busy-2' });
     orderId = order.body.orderId;
     paymentId = order.body.paymentId;
+    // A show whose every place and seat is held: what the losers of a rush keep pressing on.
+    soldOutShowId = await createShow(admin, { sections: [{ id: 'S', name: 'Stalls', rows: 1, seatsPerRow: 1, priceCents: 100 }, { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 1, priceCents: 100 }] });
+    expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { seatIds: ['S-1-1'] })).status).toBe(201);
+    expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { section: 'GA', quantity: 1 })).status).toBe(201);
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -153,4 +158,19 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     // Connections back: the same routes work again.
     expect((await fetch(`${t.baseUrl}/api/v1/orders/${orderId}`, { headers: { authorization: `Bearer ${buyerToken}` } })).status).toBe(200);
   }, 60_000);
+
+  it('refuses the losers of a sold-out show from memory: no connection needed, so none taken from the winners', async () => {
+    const store = t.node.ctx.store as PgStore;
+    const held: pg.PoolClient[] = [await store.pools.rush.connect(), await store.pools.checkout.connect()];
+    try {
+      for (const body of [{ section: 'GA', quantity: 1 }, { quantity: 1 }, { seatIds: ['S-1-1'] }]) {
+        const reply = await fetch(`${t.baseUrl}/api/v1/shows/${soldOutShowId}/holds`, {
+          method: 'POST', headers: { authorization: `Bearer ${buyerToken}`, 'content-type': 'application/json' }, body: JSON.stringify(body),
+        });
+        expect({ body, status: reply.status, text: reply.status === 409 ? '' : await reply.text() }).toEqual({ body, status: 409, text: '' });
+      }
+    } finally {
+      for (const client of held) client.release();
+    }
+  });
 });
