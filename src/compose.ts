@@ -163,6 +163,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
+    ticketFont: config.ticketFont,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
     // in flight leave together in the next, so a rush costs a write per batch of lines instead of
     // a blocking write per request. Pino flushes what is buffered when the process exits.

@@ -25,6 +25,8 @@ export interface Config {
   readonly maxSeatsPerUser: number;
   /** ISO 4217 code of a new show's prices when its organizer chooses none (TICKETRUSH_CURRENCY). */
   readonly currency: string;
+  /** Font of printed tickets (TICKETRUSH_TICKET_FONT); null: the PDF standard fonts (Latin-1 only). */
+  readonly ticketFont: { readonly file: string; readonly name: string | null } | null;
   readonly bodyLimitBytes: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
@@ -154,6 +156,7 @@ export function loadConfig(env: Env = process.env): Config {
     // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
     maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
     currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
+    ticketFont: ticketFont(env),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
@@ -241,4 +244,24 @@ function loadSecrets(env: Env, dataDir: string): Config['secrets'] {
   if (secrets.jwt.length < 32) throw new ConfigError('TICKETRUSH_JWT_SECRET must be at least 32 characters');
   if (secrets.payment.length < 16) throw new ConfigError('TICKETRUSH_PAYMENT_SECRET must be at least 16 characters');
   return secrets;
+}
+
+/** Debian's Noto Sans CJK (package fonts-noto-cjk), Simplified Chinese face: covers Latin too. */
+const defaultTicketFont = '/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc#NotoSansCJKsc-Regular';
+
+/**
+ * TICKETRUSH_TICKET_FONT: `path` of a TrueType/OpenType font, or `path#PostScriptName` for a face
+ * of a collection (.ttc); `none` for the PDF standard fonts. Unset: Debian's Noto Sans CJK when it
+ * is installed, else none. A path given that does not exist stops the start.
+ */
+function ticketFont(env: Env): Config['ticketFont'] {
+  const raw = env.TICKETRUSH_TICKET_FONT;
+  if (raw === 'none') return null;
+  const value = raw === undefined || raw === '' ? defaultTicketFont : raw;
+  const hash = value.lastIndexOf('#');
+  const file = hash < 0 ? value : value.slice(0, hash);
+  const name = hash < 0 ? null : value.slice(hash + 1);
+  if (existsSync(file)) return { file, name: name === '' ? null : name };
+  if (raw === undefined || raw === '') return null;
+  throw new ConfigError(`TICKETRUSH_TICKET_FONT: no font file at ${file} (give a .ttf, .otf or .ttc path, path#PostScriptName for a collection, or none)`);
 }

@@ -19,6 +19,11 @@ export interface HttpDeps {
   readonly liveConnectionsMax?: number;
   /** Seat-map responses sent at once (default in routes/catalog.ts). */
   readonly seatMapStreamsMax?: number;
+  /**
+   * A font file for printed tickets (TICKETRUSH_TICKET_FONT), embedded as a subset so that any
+   * show title, venue or section name prints, Chinese included; null: the PDF standard fonts.
+   */
+  readonly ticketFont?: { readonly file: string; readonly name: string | null } | null;
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
 }

@@ -8,11 +8,12 @@ import type { PrintableOrder, PrintableTicket } from '../app/ticket-print.js';
  * the QR code of the same signed payload the ticket carries. pdfkit writes pages into the document
  * stream as they are made; the caller sends that stream as the response.
  *
- * The text uses the PDF standard fonts (no font file is shipped): they cover Latin-1 and the
- * Windows-1252 extras only, so other characters (a Chinese show title) print as "?". The QR code,
- * which is what the door reads, is unaffected.
+ * With a font file (TICKETRUSH_TICKET_FONT; by default Debian's Noto Sans CJK when installed) the
+ * text is set in it, embedded as a subset of the characters used, so a Chinese show title prints.
+ * Without one, the PDF standard fonts cover Latin-1 and the Windows-1252 extras only, and other
+ * characters print as "?". The QR code, which is what the door reads, is unaffected either way.
  */
-export function ticketsPdf(order: PrintableOrder, timeZone: string): PDFKit.PDFDocument {
+export function ticketsPdf(order: PrintableOrder, timeZone: string, font: TicketFont | null = null): PDFKit.PDFDocument {
   const doc = new PDFDocument({
     size: 'A6',
     margin: 22,
@@ -21,20 +22,44 @@ export function ticketsPdf(order: PrintableOrder, timeZone: string): PDFKit.PDFD
     lang: 'en',
   });
   const when = new Intl.DateTimeFormat('en-GB', { weekday: 'long', day: 'numeric', month: 'long', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZone, timeZoneName: 'short' }).format(order.show.startsAt);
-  order.tickets.forEach((ticket, index) => ticketPage(doc, order, ticket, when, `Ticket ${index + 1} of ${order.tickets.length}`));
+  const faces = font === null ? standardFaces : embeddedFaces(doc, font);
+  order.tickets.forEach((ticket, index) => ticketPage(doc, faces, order, ticket, when, `Ticket ${index + 1} of ${order.tickets.length}`));
   doc.end();
   return doc;
 }
 
-function ticketPage(doc: PDFKit.PDFDocument, order: PrintableOrder, ticket: PrintableTicket, when: string, counter: string): void {
+export interface TicketFont {
+  readonly file: string;
+  /** The face's PostScript name within a collection (.ttc); null for a single-face file. */
+  readonly name: string | null;
+}
+
+/** The faces a page uses, and what text they can print. */
+interface Faces {
+  readonly regular: string;
+  readonly bold: string;
+  readonly printable: (text: string) => string;
+}
+
+const standardFaces: Faces = { regular: 'Helvetica', bold: 'Helvetica-Bold', printable: (text) => latin(text) };
+
+function embeddedFaces(doc: PDFKit.PDFDocument, font: TicketFont): Faces {
+  if (font.name === null) doc.registerFont('ticket-text', font.file);
+  else doc.registerFont('ticket-text', font.file, font.name);
+  // One face for both weights: the size and the layout carry the emphasis.
+  return { regular: 'ticket-text', bold: 'ticket-text', printable: (text) => text };
+}
+
+function ticketPage(doc: PDFKit.PDFDocument, faces: Faces, order: PrintableOrder, ticket: PrintableTicket, when: string, counter: string): void {
   doc.addPage();
   const width = doc.page.width - doc.page.margins.left - doc.page.margins.right;
   const left = doc.page.margins.left;
-  doc.fillColor('black').font('Helvetica-Bold').fontSize(15).text(latin(order.show.title), { width });
-  doc.moveDown(0.2).font('Helvetica').fontSize(9.5).text(when, { width });
-  doc.text(latin(`${order.show.venue}, ${order.show.city}`), { width });
-  doc.moveDown(0.5).font('Helvetica-Bold').fontSize(12.5).text(latin(placeName(ticket)), { width });
-  if (ticket.status !== 'VALID') doc.font('Helvetica-Bold').fontSize(10).fillColor('#b00020').text(ticket.status === 'USED' ? 'Already used at the door' : 'Not valid for entry', { width }).fillColor('black');
+  const { printable } = faces;
+  doc.fillColor('black').font(faces.bold).fontSize(15).text(printable(order.show.title), { width });
+  doc.moveDown(0.2).font(faces.regular).fontSize(9.5).text(when, { width });
+  doc.text(printable(`${order.show.venue}, ${order.show.city}`), { width });
+  doc.moveDown(0.5).font(faces.bold).fontSize(12.5).text(printable(placeName(ticket)), { width });
+  if (ticket.status !== 'VALID') doc.font(faces.bold).fontSize(10).fillColor('#b00020').text(ticket.status === 'USED' ? 'Already used at the door' : 'Not valid for entry', { width }).fillColor('black');
 
   // The QR code as filled squares (crisp at any zoom), in the space left above the code lines.
   const qr = encode(ticket.qr, { ecc: 'M', border: 2 });
@@ -56,7 +81,7 @@ function ticketPage(doc: PDFKit.PDFDocument, order: PrintableOrder, ticket: Prin
   doc.fill('black');
 
   doc.font('Courier-Bold').fontSize(14).text(ticket.code, left, bottom + 6, { width, align: 'center' });
-  doc.font('Helvetica').fontSize(7.5).fillColor('#444444')
+  doc.font(faces.regular).fontSize(7.5).fillColor('#444444')
     .text(`${counter} - order ${order.orderId}`, { width, align: 'center' })
     .text('Show this page at the door, printed or on a phone.', { width, align: 'center' })
     .fillColor('black');

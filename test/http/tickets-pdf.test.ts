@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { getDocument, OPS } from 'pdfjs-dist/legacy/build/pdf.mjs';
 import { encode } from 'uqr';
@@ -149,5 +150,20 @@ describe('GET /orders/{orderId}/tickets.pdf', () => {
     const asAdmin = await getPdf(tokenOf(admin), done.orderId);
     expect(asAdmin.statusCode).toBe(200);
     expect(asAdmin.rawPayload.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  });
+
+  // Runs last: it renames the shared show.
+  it.skipIf(!existsSync('/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc'))('prints a Chinese show title in the ticket font (Noto Sans CJK, embedded as a subset)', async () => {
+    expect(t.node.config.ticketFont).not.toBeNull();
+    const renamed = await admin.request('PATCH', `/api/v1/admin/shows/${showId}`, { title: '春季音乐会', venue: '国家大剧院' });
+    expect(renamed.status).toBe(200);
+    const dan = await buyer();
+    const done = await ticketedOrder(dan, { seatIds: ['A-6-1'] });
+    const reply = await getPdf(tokenOf(dan), done.orderId);
+    const pages = await readPdf(reply.rawPayload);
+    expect(pages[0]?.text.replace(/\s+/g, '')).toContain('春季音乐会');
+    expect(pages[0]?.text.replace(/\s+/g, '')).toContain('国家大剧院');
+    // A subset of the font's glyphs, not the whole 19 MB collection.
+    expect(reply.rawPayload.length).toBeLessThan(200_000);
   });
 });

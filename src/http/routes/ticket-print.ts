@@ -30,6 +30,6 @@ export const ticketPrintRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => 
       .type('application/pdf')
       .header('content-disposition', `attachment; filename="tickets-${order.orderId}.pdf"`)
       .header('cache-control', 'private, no-store')
-      .send(ticketsPdf(order, timeZone));
+      .send(ticketsPdf(order, timeZone, deps.ticketFont ?? null));
   });
 };
