@@ -53,7 +53,7 @@ export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Pro
  * are free, so there is nothing to retry here (concurrent buyers get different seats).
  */
 async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<PlacedHold> {
-  // Shows never change once created, so the read model's copy is as good as the stored one.
+  // The read model's copy of the show: its seat map never changes, and an edit replaces the copy (replaceShow) as it commits.
   const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
   const { show } = entry;
   const { request } = command;

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, createShow, type ApiClient } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, seatStatus, shot, signedInContext } from './browser.js';
+import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, seatStatus, shot, signedInContext, watchConsole } from './browser.js';
 
 /**
  * Best available on the show page (issue 20, defect 10): the seats nearest the stage as the page
@@ -27,12 +27,7 @@ async function openShow(locale: string, showId: string): Promise<{ page: Page; e
   const name = `bestweb${++seq}`;
   const context = await signedInContext(browser, await buyerApi(t.node.app, name), name, 'BUYER', { locale });
   const page = await context.newPage();
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // The missing /favicon.ico is defect 4 of the same issue, fixed on its own branch.
-    if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) errors.push(`${m.text()} ${m.location().url}`);
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
+  const errors = watchConsole(page);
   await page.goto(`${t.baseUrl}/shows/${showId}`);
   await page.getByTestId('hold-best').waitFor();
   await expect.poll(() => seatStatus(page, 'B-5-1')).toBe('A');

@@ -63,3 +63,25 @@ export async function noSeriousA11yViolations(page: Page, name: string): Promise
   const serious = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious.map((v) => `${name}: ${v.id} (${v.impact}) ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
+
+/**
+ * What a page must never show: console errors and uncaught exceptions, of one page or of every page
+ * of a context. `expected` names console errors a test causes on purpose (Chromium logs the 4xx of
+ * an API refusal the page shows as "Failed to load resource").
+ */
+export function watchConsole(target: Page | BrowserContext, expected?: RegExp): string[] {
+  const errors: string[] = [];
+  const watch = (page: Page) => {
+    page.on('console', (m) => {
+      if (m.type() === 'error' && !(expected?.test(m.text()) ?? false)) errors.push(`${page.url()}: ${m.text()} ${m.location().url}`);
+    });
+    page.on('pageerror', (e) => errors.push(`${page.url()}: ${e.message}`));
+  };
+  if ('newPage' in target && 'pages' in target) {
+    target.pages().forEach(watch);
+    target.on('page', watch);
+  } else {
+    watch(target);
+  }
+  return errors;
+}

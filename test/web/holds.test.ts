@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
-import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, seatStatus, shot, signedInContext } from './browser.js';
+import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, seatStatus, shot, signedInContext, watchConsole } from './browser.js';
 
 /**
  * Issue 20, buyer side: a hold survives a reload, a second tab and signing in again (defect 1); the
@@ -18,16 +18,8 @@ let seq = 0;
 const stalls = { id: 'A', name: 'Stalls', rows: 6, seatsPerRow: 12, priceCents: 12800 };
 const standing = { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION' as const, capacity: 40, priceCents: 9900 };
 
-/** Console errors of every page of a context (the missing favicon is another helper's defect 4). */
-function watchConsole(context: BrowserContext): string[] {
-  const errors: string[] = [];
-  const watch = (page: Page) => page.on('console', (m) => {
-    if (m.type() === 'error' && !/favicon|Failed to load resource/.test(m.text())) errors.push(`${page.url()}: ${m.text()}`);
-  });
-  context.pages().forEach(watch);
-  context.on('page', watch);
-  return errors;
-}
+/** Console errors of every page of a context but the refusals these tests cause on purpose. */
+const watchPages = (context: BrowserContext): string[] => watchConsole(context, /Failed to load resource/);
 
 async function openShow(page: Page, showId: string): Promise<void> {
   await page.goto(`${t.baseUrl}/shows/${showId}`);
@@ -38,7 +30,7 @@ async function buyer(locale = 'en-US'): Promise<{ context: BrowserContext; api: 
   const name = `resume${++seq}`;
   const api = await buyerApi(t.node.app, name);
   const context = await signedInContext(browser, api, name, 'BUYER', { locale });
-  return { context, api, name, errors: watchConsole(context) };
+  return { context, api, name, errors: watchPages(context) };
 }
 
 describe.skipIf(!hasChromium)('web front end: holds and orders resume from the server', () => {

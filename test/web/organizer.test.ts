@@ -4,7 +4,7 @@ import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
 import { postCallback } from '../support/payments.js';
 import { eventually } from '../support/wait.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext } from './browser.js';
+import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
 
 let t: TestNode & { baseUrl: string };
 let browser: Browser;
@@ -12,16 +12,6 @@ let admin: ApiClient;
 let seq = 0;
 
 /** Every console error of a page, to be empty at the end. */
-function watchConsole(page: Page): string[] {
-  const errors: string[] = [];
-  page.on('console', (m) => {
-    // /favicon.ico is issue 20's defect 4, another part of the issue (remove this once it is served).
-    if (m.type() === 'error' && !m.location().url.endsWith('/favicon.ico')) errors.push(m.text());
-  });
-  page.on('pageerror', (e) => errors.push(e.message));
-  return errors;
-}
-
 async function buyStanding(showId: string, quantity: number): Promise<void> {
   const api = await buyerApi(t.node.app, `stand${++seq}`);
   const hold = await api.request('POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity });

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
-import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext } from './browser.js';
+import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
 
 let t: TestNode & { baseUrl: string };
 let browser: Browser;
@@ -82,11 +82,9 @@ describe.skipIf(!hasChromium)('web front end: seat map, refusals in the page lan
 
   it('draws row numbers at both ends, seat numbers, and the wheelchair symbol on accessible seats, said in the legend and the seat name', async () => {
     const showId = await createShow(admin, { sections: demoSections });
-    const errors: string[] = [];
     const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 } });
     const page = await context.newPage();
-    // The missing favicon is another part of the issue (defect 4), not this page's.
-    page.on('console', (m) => m.type() === 'error' && !m.location().url.endsWith('/favicon.ico') && errors.push(`${m.text()} ${m.location().url}`));
+    const errors = watchConsole(page);
     await watchLongTasks(page);
     await page.goto(`${t.baseUrl}/shows/${showId}`);
     await drawn(page);
