@@ -38,6 +38,8 @@ export async function signedInContext(browser: Browser, api: ApiClient, username
   const context = await browser.newContext({ locale: 'en-US', viewport: { width: 1280, height: 900 }, ...options });
   const session = JSON.stringify({ token, username, role, expiresAt: Date.now() + 3_600_000 });
   await context.addInitScript((s: string) => {
+    // about:blank (a new tab before its first navigation) has no storage of its own.
+    if (location.origin === 'null') return;
     if (localStorage.getItem('tr.session') === null) localStorage.setItem('tr.session', s);
   }, session);
   return context;

@@ -129,13 +129,14 @@ describe.skipIf(!hasChromium)('web front end: organizer pages (issue 20)', () =>
       await row.waitFor();
       if (locale === 'en-US') {
         await page.getByRole('button', { name: `Make ${name} door staff` }).click();
-        await row.getByText('Door staff').waitFor();
-        expect((await admin.request('GET', `/api/v1/admin/users?q=${name}`)).body.users[0].role).toBe('STAFF');
+        // Exact: the button's own "Make door staff" must not count as the new role.
+        await row.getByText('Door staff', { exact: true }).waitFor();
+        await expect.poll(async () => (await admin.request('GET', `/api/v1/admin/users?q=${name}`)).body.users[0].role).toBe('STAFF');
         await noSeriousA11yViolations(page, 'users page');
       } else {
         await page.getByRole('button', { name: `撤销 ${name} 的检票员角色` }).click();
-        await row.getByText('购票者').waitFor();
-        expect((await admin.request('GET', `/api/v1/admin/users?q=${name}`)).body.users[0].role).toBe('BUYER');
+        await row.getByText('购票者', { exact: true }).waitFor();
+        await expect.poll(async () => (await admin.request('GET', `/api/v1/admin/users?q=${name}`)).body.users[0].role).toBe('BUYER');
         await shot(page, 'organizer-users-zh');
       }
       expect(errors).toEqual([]);
