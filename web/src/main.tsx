@@ -5,13 +5,15 @@ import { Lazy } from './Lazy';
 import { match, onLinkClick, path, navigate, signInHref } from './router';
 import { role, session, signOut } from './session';
 import { ShowList } from './pages/ShowList';
-import { ShowPage } from './pages/ShowPage';
-import { OrderPage } from './pages/OrderPage';
-import { MyTickets } from './pages/MyTickets';
 import { AuthPage } from './pages/AuthPage';
 import { HoldBanner } from './HoldBanner';
 import './styles.css';
 
+// Pages a first visit to the catalog does not need load when first opened: the home page's bundle
+// carries no seat map, checkout or QR code (Lighthouse's blocking time on a phone).
+const showPage = () => import('./pages/ShowPage').then((m) => m.ShowPage);
+const orderPage = () => import('./pages/OrderPage').then((m) => m.OrderPage);
+const myTickets = () => import('./pages/MyTickets').then((m) => m.MyTickets);
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
@@ -23,9 +25,9 @@ function Page() {
   const p = path.value;
   let params: Record<string, string> | null;
   if (p === '/' || p === '/shows') return <ShowList />;
-  if ((params = match('/shows/:showId', p))) return <ShowPage key={params.showId} showId={params.showId ?? ''} />;
-  if ((params = match('/orders/:orderId', p))) return <OrderPage key={params.orderId} orderId={params.orderId ?? ''} />;
-  if (p === '/tickets') return <MyTickets />;
+  if ((params = match('/shows/:showId', p))) return <Lazy key={params.showId} load={showPage} props={{ showId: params.showId ?? '' }} />;
+  if ((params = match('/orders/:orderId', p))) return <Lazy key={params.orderId} load={orderPage} props={{ orderId: params.orderId ?? '' }} />;
+  if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
   // Organizer and door pages need an account: signed out, say so and offer to sign in and come back.
