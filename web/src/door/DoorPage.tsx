@@ -13,12 +13,20 @@ import './door.css';
 type Verdict = 'ADMITTED' | 'ALREADY_USED' | 'INVALID';
 interface Answer {
   readonly verdict: Verdict;
-  /** Where the ticket admits, named as a person reads it; null when not known. */
-  readonly place: string | null;
+  /**
+   * Where the ticket admits (show, section, seat); null when not known. Named when drawn, from the
+   * shows' sections as they are then, so an answer given before they arrived still reads right.
+   */
+  readonly place: Place | null;
   readonly offline: boolean;
   /** The scan's nonce: an offline answer is marked uploaded once its scan is. */
   readonly nonce: string;
   readonly uploaded?: boolean;
+}
+interface Place {
+  readonly showId: string | undefined;
+  readonly sectionId: string | null | undefined;
+  readonly seatId: string | null | undefined;
 }
 interface SyncResult {
   readonly nonce: string;
@@ -175,7 +183,7 @@ export function DoorPage() {
       return { verdict: 'INVALID', place: null, offline: true, nonce };
     }
     const claims = await verifyQr(key, qr);
-    const place = claims === null ? null : placeName(sectionsOf(claims.show), claims.sec, claims.seat);
+    const place = claims === null ? null : { showId: claims.show, sectionId: claims.sec, seatId: claims.seat };
     if (claims === null || revoked.current.has(claims.tid)) return { verdict: 'INVALID', place, offline: true, nonce };
     if (await wasAdmitted(claims.tid)) return { verdict: 'ALREADY_USED', place, offline: true, nonce };
     await markAdmitted(claims.tid);
@@ -190,11 +198,11 @@ export function DoorPage() {
       const { ticket } = await api<{ ticket: CheckedTicket }>('/checkin', { method: 'POST', body: { ...ref, nonce, gate } });
       await markAdmitted(ticket.ticketId);
       void refreshCount();
-      return { verdict: 'ADMITTED', place: placeName(sectionsOf(ticket.showId), ticket.sectionId, ticket.seatId), offline: false, nonce };
+      return { verdict: 'ADMITTED', place: { showId: ticket.showId, sectionId: ticket.sectionId, seatId: ticket.seatId }, offline: false, nonce };
     } catch (e) {
       if (!(e instanceof ApiError)) return null;
       const peeked = 'qr' in ref ? peekClaims(ref.qr) : null;
-      const place = peeked === null ? null : placeName(sectionsOf(peeked.show), peeked.sec, peeked.seat);
+      const place = peeked === null ? null : { showId: peeked.show, sectionId: peeked.sec, seatId: peeked.seat };
       return { verdict: e.code === 'TICKET_ALREADY_USED' ? 'ALREADY_USED' : 'INVALID', place, offline: false, nonce };
     }
   };
@@ -292,7 +300,7 @@ export function DoorPage() {
           <>
             <span class="verdict-icon" aria-hidden="true">{icons[answer.verdict]}</span>
             <strong>{t(`result${answer.verdict}` as const)}</strong>
-            {answer.place !== null && <span class="verdict-seat">{answer.place}</span>}
+            {answer.place !== null && <span class="verdict-seat">{placeName(sectionsOf(answer.place.showId), answer.place.sectionId, answer.place.seatId)}</span>}
             {answer.offline && <small>{answer.uploaded === true ? t('checkedOfflineUploaded') : t('checkedOffline')}</small>}
           </>
         )}
