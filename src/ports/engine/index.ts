@@ -12,6 +12,7 @@ export * from './common.js';
 export * from './idempotency.js';
 export * from './inventory.js';
 export * from './orders.js';
+export * from './outbox.js';
 export * from './payments.js';
 export * from './shows.js';
 export * from './tickets.js';

@@ -1,0 +1,56 @@
+import type { InventoryChanges } from './common.js';
+
+/**
+ * The local message table (seed 003): every change of state that anyone outside may care about
+ * writes one outbox row in the same transaction as the change, on every backend. A relay hands the
+ * rows on at least once, in order per show: to every process's read model and live events, to the
+ * shared Redis gate, to webhooks.
+ */
+export type OutboxEventType =
+  | 'hold.created'
+  | 'hold.expired'
+  | 'hold.released'
+  | 'order.created'
+  | 'order.paid'
+  | 'order.cancelled'
+  | 'order.refunded'
+  | 'tickets.issued'
+  | 'ticket.checked_in'
+  | 'show.changed';
+
+export const outboxEventTypes: readonly OutboxEventType[] = [
+  'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
+  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+];
+
+export interface OutboxEvent {
+  /** Opaque, totally ordered cursor of the row in the store's commit order; compare only through the store. */
+  readonly position: string;
+  /** Stable across redeliveries: receivers de-duplicate on it (X-TicketRush-Event-Id). */
+  readonly eventId: string;
+  readonly type: OutboxEventType;
+  readonly showId: string | null;
+  /** Epoch ms of the change (the application's clock). */
+  readonly createdAt: number;
+  /** The process that wrote it: a process skips its own rows where it already applied them locally. */
+  readonly origin: string;
+  /** The public payload (what a webhook receiver gets as `data`): plain JSON. */
+  readonly data: Readonly<Record<string, unknown>>;
+  /** What the change did to the show's inventory, for read models and the Redis gate; null when nothing. */
+  readonly changes: InventoryChanges | null;
+}
+
+/** A page of the feed after a position (null: from the start of what is retained). */
+export interface OutboxPage {
+  readonly events: readonly OutboxEvent[];
+  /** Where the next read starts: the last event's position, or the `after` given when there was none. */
+  readonly position: string | null;
+}
+
+/** A consumer of the feed with a durable cursor (the relay calls it; e.g. webhooks, the Redis gate). */
+export interface OutboxSink {
+  /** The cursor's name in the store (relay_cursors), unique per sink. */
+  readonly name: string;
+  /** Handles a page in order; throws to have the same page redelivered (at least once). */
+  deliver(events: readonly OutboxEvent[]): Promise<void>;
+}
