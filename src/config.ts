@@ -14,6 +14,11 @@ export interface Config {
   readonly dataDir: string;
   /** Where bookings are stored: SQLite in the data dir (default), or PostgreSQL when TICKETRUSH_DATABASE_URL is set. */
   readonly database: DatabaseConfig;
+  /**
+   * The shared Redis (TICKETRUSH_REDIS_URL=redis://host:port/db): the inventory gate in front of the
+   * database, the job queue, shared rate limits. Null: everything stays in this process.
+   */
+  readonly redis: RedisConfig | null;
   readonly demo: boolean;
   readonly logLevel: string;
   readonly publicUrl: string;
@@ -144,6 +149,7 @@ export function loadConfig(env: Env = process.env): Config {
     port,
     dataDir,
     database: loadDatabase(env, dataDir),
+    redis: loadRedis(env),
     demo: flag(env, 'TICKETRUSH_DEMO', true),
     logLevel: oneOf(env, 'TICKETRUSH_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
     publicUrl: env.TICKETRUSH_PUBLIC_URL ?? '',
@@ -203,6 +209,23 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
     statementTimeoutMs: int(env, 'TICKETRUSH_DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
     retriesMax: int(env, 'TICKETRUSH_DATABASE_RETRIES_MAX', 3, 0, 20),
   });
+}
+
+export interface RedisConfig {
+  readonly url: string;
+  /** Every key this deployment writes starts with it, so several deployments (or tests) share one Redis. */
+  readonly prefix: string;
+}
+
+const redisPrefix = /^[A-Za-z0-9_:.-]{1,64}$/;
+
+function loadRedis(env: Env): RedisConfig | null {
+  const url = env.TICKETRUSH_REDIS_URL;
+  if (url === undefined || url === '') return null;
+  if (!/^rediss?:\/\//.test(url)) throw new ConfigError('TICKETRUSH_REDIS_URL must start with redis:// or rediss://');
+  const prefix = env.TICKETRUSH_REDIS_PREFIX || 'ticketrush:';
+  if (!redisPrefix.test(prefix)) throw new ConfigError(`TICKETRUSH_REDIS_PREFIX must be 1-64 characters of letters, digits and _ : . - (got "${prefix}")`);
+  return Object.freeze({ url, prefix });
 }
 
 const daySeconds = 86_400;
