@@ -256,4 +256,20 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX users_by_key_bytes ON users ((username_key COLLATE "C"));
     `,
   },
+  {
+    // Singleton periodic sweeps: a lease per sweep (who runs it, until when), taken by
+    // compare-and-set, and the sweep's keyset cursor, so a pass goes on where the last run stopped
+    // whichever process ran it.
+    version: 7,
+    name: 'sweep leases and cursors',
+    sql: `
+    CREATE TABLE sweeps (
+      name text PRIMARY KEY,
+      holder text NOT NULL DEFAULT '',
+      lease_until bigint NOT NULL DEFAULT 0,
+      cursor_at bigint,
+      cursor_id text
+    );
+    `,
+  },
 ];

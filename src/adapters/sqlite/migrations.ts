@@ -203,6 +203,19 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
+  // v13 (numbered for the scale-out branches; v11 and v12 come from others): singleton periodic
+  // sweeps. A lease per sweep (who runs it, until when), taken by compare-and-set, and the sweep's
+  // keyset cursor, so a pass goes on where the last run stopped whichever process ran it.
+  // IF NOT EXISTS: safe whichever position the merge gives it.
+  `
+  CREATE TABLE IF NOT EXISTS sweeps (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL DEFAULT '',
+    lease_until INTEGER NOT NULL DEFAULT 0,
+    cursor_at INTEGER,
+    cursor_id TEXT
+  );
+  `,
 ];
 
 /**

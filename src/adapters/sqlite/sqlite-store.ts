@@ -13,6 +13,7 @@ import { sqliteOrders } from './orders.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
+import { sqliteSweeps } from './sweeps.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
 
@@ -82,6 +83,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteSweeps(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },
