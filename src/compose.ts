@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
@@ -10,7 +11,8 @@ import { timeLimitedProvider } from './adapters/payments/time-limited-provider.j
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
-import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
+import { createInProcessQueue } from './adapters/runtime/in-process-queue.js';
+import { createBullmqQueue } from './adapters/redis/bullmq-queue.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
 import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
@@ -18,15 +20,17 @@ import { openPgStore } from './adapters/postgres/pg-store.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
-import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { jobHandlers } from './app/job-handlers.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
 import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
+import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
 import type { Store } from './ports/engine/index.js';
 
@@ -36,8 +40,12 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
-  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
+  /** This process's name in the sweeps' leases. */
+  readonly holder: string;
+  /** Listens, then starts the sandbox's deliveries and (unless composed with jobs: false) the jobs. Returns the base URL. */
   listen(): Promise<string>;
+  /** Starts running named jobs and the periodic sweeps without listening (`ticketrush worker`); listen() calls it. */
+  startJobs(): void;
   stop(): Promise<void>;
 }
 
@@ -47,6 +55,11 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
+  /**
+   * Whether this process runs jobs and the periodic sweeps (default true). false: API only
+   * (`ticketrush start --no-jobs`); it still enqueues jobs, for the processes that run them.
+   */
+  readonly jobs?: boolean;
 }
 
 /**
@@ -110,7 +123,22 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   const reportAnomaly = (kind: string, details: Readonly<Record<string, unknown>>): void =>
     app.log.warn({ ...details, anomaly: kind }, 'payment anomaly: callback acknowledged but not applied as sent');
   const { telemetry, registry } = createPrometheusTelemetry(reportError, reportAnomaly);
-  const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
+  const runsJobs = options.jobs !== false;
+  const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  const onJobError = (name: string, _key: string, error: unknown): void => telemetry.jobFailed(name, error);
+  // BullMQ when Redis is configured: a job outlives the process that enqueued it. Otherwise the
+  // jobs run in this process and the sweeps (leased, so one process runs each) are the durable
+  // net: see docs/architecture.md, "Jobs".
+  let queue: JobBackend;
+  try {
+    queue = config.redis === null
+      ? createInProcessQueue(() => clock.now(), onJobError)
+      : await createBullmqQueue({ url: config.redis.url, prefix: config.redis.prefix, now: () => clock.now(), onError: onJobError });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    dataDirLock.release();
+    throw new Error(`Redis at TICKETRUSH_REDIS_URL is unreachable: ${(error as Error).message}`, { cause: error });
+  }
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
       ledgerFile: join(config.dataDir, 'sandbox-provider.db'),
@@ -135,7 +163,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     store,
     clock,
     ids: randomIds,
-    scheduler,
+    jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
@@ -169,11 +197,14 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     // a blocking write per request. Pino flushes what is buffered when the process exits.
     logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
   }).catch(async (error: unknown) => {
+    await queue.close();
     await releaseStorage();
     throw error;
   });
+  let jobs: BackgroundJobs | null = null;
   const release = async (): Promise<void> => {
-    scheduler.stop();
+    await jobs?.stop();
+    await queue.close();
     await app.close();
     await releaseStorage();
   };
@@ -181,35 +212,42 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     for (const warning of config.warnings) app.log.warn(warning);
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
-    // Holds that fell due while the process was down are freed before the first request.
-    await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // Holds that fell due while the process was down are freed before the first request (by the
+    // processes that run jobs; an API-only one leaves it to them).
+    if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
   } catch (error) {
     await release();
     throw error;
   }
 
-  let jobs: BackgroundJobs | null = null;
   let listening = false;
+  const startJobs = (): void => {
+    if (jobs !== null) return;
+    queue.start(jobHandlers(ctx));
+    jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
+      expirySweepMs: config.expirySweepMs,
+      ticketSweepMs: config.ticketSweepMs,
+      reconcileMs: config.reconcileMs,
+      reconcileAfterMs: config.reconcileAfterMs,
+    }), holder, (job, error) => telemetry.jobFailed(job, error));
+  };
   return {
     app,
     sandbox,
     ctx,
     config,
+    holder,
+    startJobs,
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
       if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
       listening = true;
       sandbox?.start();
-      jobs = startBackgroundJobs(ctx, {
-        expirySweepMs: config.expirySweepMs,
-        ticketSweepMs: config.ticketSweepMs,
-        reconcileMs: config.reconcileMs,
-        reconcileAfterMs: config.reconcileAfterMs,
-      }, (job, error) => telemetry.jobFailed(job, error));
+      if (runsJobs) startJobs();
       return baseUrl;
     },
     async stop() {
-      jobs?.stop();
+      await jobs?.stop();
       // Callbacks go to this very listener: deliver the decided ones while it still answers.
       if (listening) await sandbox?.drain(limits.sandboxDrainMsMax);
       await release();

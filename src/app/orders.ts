@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { buyerCancellation, checkHoldOwner, isOverdue, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
 import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
+import { cancelExpiry } from './enqueue.js';
 import { AppError, appFailure, found, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { iso, orderView, type OrderView } from './views.js';
@@ -250,7 +251,7 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
       return again(outcome);
     }
     ctx.seatMaps.apply(outcome.changes);
-    ctx.scheduler.cancel(`hold:${hold.holdId}`);
+    cancelExpiry(ctx, hold.holdId);
     return done(outcome.cancelledOrder);
   });
   // The lapse cancels the order with its hold; re-read it only in the case the port allows none.

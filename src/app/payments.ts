@@ -4,6 +4,7 @@ import {
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { again, done, withStaleRetries, type Attempt } from './stale-retry.js';
+import { cancelExpiry } from './enqueue.js';
 import { sweepByKeyset } from './keyset-sweep.js';
 import { issueTicketsSoon } from './tickets.js';
 
@@ -65,7 +66,7 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
 
 function afterSettlement(ctx: AppContext, settled: Settled): void {
   if (settled.outcome === 'SOLD' || settled.outcome === 'SOLD_LATE') {
-    ctx.scheduler.cancel(`hold:${settled.holdId}`);
+    cancelExpiry(ctx, settled.holdId);
     issueTicketsSoon(ctx, settled.orderId);
   }
   if (settled.payment.status === 'REFUND_PENDING' && (settled.outcome === 'REFUND_REQUIRED' || settled.outcome === 'AMOUNT_MISMATCH')) {

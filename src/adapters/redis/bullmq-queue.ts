@@ -1,0 +1,85 @@
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { JobBackend, JobHandler, JobHandlers, JobName, JobOptions, JobPayloads } from '../../ports/jobs.js';
+
+export interface BullmqQueueOptions {
+  /** redis://host:port/db */
+  readonly url: string;
+  /** Every key starts with it (config.redis.prefix), so deployments and tests share one Redis. */
+  readonly prefix: string;
+  readonly now: () => number;
+  /** Jobs one process runs at once. */
+  readonly concurrency?: number;
+  readonly onError: (name: string, key: string, error: unknown) => void;
+}
+
+/** One queue for every named job: a job is routed to its handler by name. */
+const queueName = 'jobs';
+/** Finished jobs kept for inspection, bounded by age and count (and with them the de-duplication window of their keys). */
+const removeOnComplete = { age: 3_600, count: 10_000 } as const;
+const removeOnFail = { age: 7 * 86_400, count: 10_000 } as const;
+/** A failed job is tried this many times in all, 1 s, 2 s, 4 s ... apart; the sweeps are the net after that. */
+const attempts = 5;
+const backoff = { type: 'exponential', delay: 1_000 } as const;
+const concurrencyDefault = 16;
+/** A worker's close waits this long for the jobs it runs. */
+const closeWaitMs = 10_000;
+
+/**
+ * BullMQ's custom job ids may not contain ':' (its own key separator), and our keys do
+ * (`expire-hold:{holdId}`): escaped one to one, so distinct keys stay distinct ids.
+ */
+export function jobIdOf(key: string): string {
+  return key.replace(/%/g, '%25').replace(/:/g, '%3A');
+}
+
+/**
+ * Named jobs on BullMQ (Redis): a job survives the process that enqueued it, and any worker runs
+ * it. The de-duplication key is the job id: BullMQ adds nothing when a job with that id exists
+ * (waiting, delayed, running, or finished and still kept). Delayed jobs carry `runAt`.
+ */
+export async function createBullmqQueue(options: BullmqQueueOptions): Promise<JobBackend> {
+  const prefix = options.prefix.replace(/:+$/, '') || 'ticketrush';
+  // The enqueuing connection fails fast when Redis is away (no unbounded offline queue on the hot
+  // path): the enqueue rejects, the caller counts it, the sweeps free the hold.
+  const producer = new Redis(options.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
+  await producer.connect();
+  const queue = new Queue(queueName, { connection: producer, prefix });
+  queue.on('error', (error) => options.onError('queue', '', error));
+  let worker: Worker | null = null;
+  let workerConnection: Redis | null = null;
+
+  return {
+    async enqueue<N extends JobName>(name: N, data: JobPayloads[N], jobOptions: JobOptions): Promise<void> {
+      const delay = jobOptions.runAt === undefined ? 0 : Math.max(0, jobOptions.runAt - options.now());
+      await queue.add(name, data, { jobId: jobIdOf(jobOptions.key), delay, attempts, backoff, removeOnComplete, removeOnFail });
+    },
+    async cancel(key) {
+      // 0 when the job is unknown or running (locked): both are fine, a running release re-checks the hold.
+      await queue.remove(jobIdOf(key));
+    },
+    start(handlers: JobHandlers) {
+      if (worker !== null) return;
+      // Workers block on Redis: ioredis must retry for ever on that connection (BullMQ's rule).
+      workerConnection = new Redis(options.url, { maxRetriesPerRequest: null });
+      worker = new Worker(queueName, async (job: Job) => {
+        const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
+        if (handler === undefined) throw new Error(`no handler for job ${job.name}`);
+        await handler(job.data as JobPayloads[JobName]);
+      }, { connection: workerConnection, prefix, concurrency: options.concurrency ?? concurrencyDefault });
+      worker.on('failed', (job, error) => options.onError(job?.name ?? 'job', job?.id ?? '', error));
+      worker.on('error', (error) => options.onError('worker', '', error));
+    },
+    async close() {
+      if (worker !== null) {
+        const closing = worker.close();
+        const late = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), closeWaitMs).unref())]);
+        // Jobs still running are let go: their locks run out and another worker runs them again.
+        if (late) await worker.close(true);
+      }
+      await queue.close();
+      workerConnection?.disconnect();
+      producer.disconnect();
+    },
+  };
+}
