@@ -123,7 +123,9 @@ export function refundPendingPayments(ctx: AppContext): Promise<number> {
 /** Refunds the provider refuses for now keep their place in the line; the pass goes on past them. */
 async function refundPass(ctx: AppContext): Promise<number> {
   return sweepPayments(ctx, 'refunds', 'REFUND_PENDING', ctx.clock.now(), async (payment) => {
-    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: refundCents(payment) });
+    // One key per payment: a pass retried after a timeout, or run again by another process before
+    // this one recorded the refund, gets the first refund's answer, never a second refund.
+    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: refundCents(payment), idempotencyKey: `refund:${payment.paymentId}` });
     if (!answer.refunded) return false;
     await withStaleRetries('payment', async () => {
       const current = await ctx.store.getPayment(payment.paymentId);

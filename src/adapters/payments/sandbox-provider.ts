@@ -41,6 +41,8 @@ export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
   stop(): void;
   /** Fault injection for drills and tests: while unavailable, every call fails as an outage would. */
   setAvailable(available: boolean): void;
+  /** What the sandbox has given back for a payment, over all its refunds (tests and drills audit it). */
+  refundedCents(paymentId: string): number;
   /** Fault injection: every call answers only after this long, as a provider in trouble does. */
   setCallDelayMs(delayMs: number): void;
   /**
@@ -60,7 +62,29 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   const columns = db.prepare('PRAGMA table_info(sandbox_payments)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'idempotency_key')) db.exec('ALTER TABLE sandbox_payments ADD COLUMN idempotency_key TEXT');
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS sandbox_payments_idempotency ON sandbox_payments (idempotency_key)');
+  // Refunds by idempotency key, as real providers keep them: a key refunds once, whoever asks again.
+  db.exec(`CREATE TABLE IF NOT EXISTS sandbox_refunds (
+    idempotency_key TEXT PRIMARY KEY, payment_id TEXT NOT NULL, amount_cents INTEGER NOT NULL)`);
+  // Ledgers from before refund keys: their refunds under the key the booking core sends, so a retry is no second refund.
+  db.exec(`INSERT OR IGNORE INTO sandbox_refunds (idempotency_key, payment_id, amount_cents)
+    SELECT 'refund:' || payment_id, payment_id, amount_cents FROM sandbox_payments WHERE refunded = 1`);
   const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
+  const refundByKey = db.prepare('SELECT payment_id FROM sandbox_refunds WHERE idempotency_key = ?');
+  const refundedCents = db.prepare('SELECT coalesce(sum(amount_cents), 0) AS cents FROM sandbox_refunds WHERE payment_id = ?');
+  const addRefund = db.prepare('INSERT INTO sandbox_refunds (idempotency_key, payment_id, amount_cents) VALUES (?, ?, ?)');
+  /** One refund: the key's earlier answer, or a new refund within what was paid. One transaction. */
+  const refundOnce = db.transaction((paymentId: string, amountCents: number, key: string): boolean => {
+    const earlier = refundByKey.get(key) as { payment_id: string } | undefined;
+    if (earlier !== undefined) return earlier.payment_id === paymentId;
+    const row = get.get(paymentId) as LedgerRow | undefined;
+    if (row === undefined || row.status !== 'SUCCEEDED') return false;
+    const given = (refundedCents.get(paymentId) as { cents: number }).cents;
+    // More than was paid is refused, as a provider would: a refund under another key is a second refund.
+    if (given + amountCents > row.amount_cents) return false;
+    addRefund.run(key, paymentId, amountCents);
+    db.prepare('UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ?').run(paymentId);
+    return true;
+  });
   const timers = new Set<NodeJS.Timeout>();
   /** Deliveries waiting for their delay, by timer, so drain() can send them at once. */
   const waiting = new Map<NodeJS.Timeout, () => void>();
@@ -129,11 +153,12 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
       await reachable();
       return (get.get(paymentId) as LedgerRow | undefined)?.status ?? 'UNKNOWN';
     },
-    async refund({ paymentId }) {
+    async refund({ paymentId, amountCents, idempotencyKey }) {
       await reachable();
-      // Idempotent by payment, as real providers' refund keys are: asking twice returns money once.
-      db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED' AND refunded = 0`).run(paymentId);
-      return { refunded: (get.get(paymentId) as LedgerRow | undefined)?.refunded === 1 };
+      return { refunded: refundOnce(paymentId, amountCents, idempotencyKey) };
+    },
+    refundedCents(paymentId) {
+      return (refundedCents.get(paymentId) as { cents: number }).cents;
     },
     async simulate(paymentId, outcome) {
       const changes = db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`).run(outcome, paymentId).changes;
