@@ -35,7 +35,7 @@ const bookingSuites = [
     'organizer-shows',
     'tickets-pdf',
   ].map((name) => `test/http/${name}.test.ts`),
-  'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
+  'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts',
 ];
 /** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */

@@ -22,6 +22,12 @@ const removeOnFail = { age: 7 * 86_400, count: 10_000 } as const;
 const attempts = 5;
 const backoff = { type: 'exponential', delay: 1_000 } as const;
 const concurrencyDefault = 16;
+/**
+ * Seconds an idle worker long-polls before it looks at the delayed jobs again. A delayed job
+ * wakes one worker (BullMQ's marker); when that worker's process dies before the job is due, the
+ * others find it at their next poll: this bounds how late a dead process's hold is released.
+ */
+const drainDelaySeconds = 1;
 /** A worker's close waits this long for the jobs it runs. */
 const closeWaitMs = 10_000;
 
@@ -66,7 +72,9 @@ export async function createBullmqQueue(options: BullmqQueueOptions): Promise<Jo
         const handler = handlers[job.name as JobName] as JobHandler<JobName> | undefined;
         if (handler === undefined) throw new Error(`no handler for job ${job.name}`);
         await handler(job.data as JobPayloads[JobName]);
-      }, { connection: workerConnection, prefix, concurrency: options.concurrency ?? concurrencyDefault });
+      }, {
+        connection: workerConnection, prefix, concurrency: options.concurrency ?? concurrencyDefault, drainDelay: drainDelaySeconds,
+      });
       worker.on('failed', (job, error) => options.onError(job?.name ?? 'job', job?.id ?? '', error));
       worker.on('error', (error) => options.onError('worker', '', error));
     },
