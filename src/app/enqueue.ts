@@ -1,4 +1,4 @@
-import type { JobName, JobOptions, JobPayloads } from '../ports/jobs.js';
+import { jobStored, type JobName, type JobOptions, type JobPayloads } from '../ports/jobs.js';
 import type { AppContext } from './context.js';
 
 /**
@@ -6,7 +6,9 @@ import type { AppContext } from './context.js';
  * once. A job the queue cannot take (Redis away) is counted and left to the sweep behind it.
  */
 export function enqueueJob<N extends JobName>(ctx: AppContext, name: N, data: JobPayloads[N], options: JobOptions): void {
-  ctx.jobs.enqueue(name, data, options).catch((error: unknown) => ctx.telemetry.jobFailed(`enqueue-${name}`, error));
+  const pending = ctx.jobs.enqueue(name, data, options);
+  // The in-process queue has already stored it: no handler, no microtask (every hold comes here).
+  if (pending !== jobStored) pending.catch((error: unknown) => ctx.telemetry.jobFailed(`enqueue-${name}`, error));
 }
 
 /** The de-duplication key of a hold's release. */
@@ -14,5 +16,6 @@ export const expireHoldKey = (holdId: string): string => `expire-hold:${holdId}`
 
 /** Drops a hold's waiting release (confirmed, released, or moved by an extension). */
 export function cancelExpiry(ctx: AppContext, holdId: string): void {
-  ctx.jobs.cancel(expireHoldKey(holdId)).catch((error: unknown) => ctx.telemetry.jobFailed('cancel-expire-hold', error));
+  const pending = ctx.jobs.cancel(expireHoldKey(holdId));
+  if (pending !== jobStored) pending.catch((error: unknown) => ctx.telemetry.jobFailed('cancel-expire-hold', error));
 }

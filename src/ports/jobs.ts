@@ -21,6 +21,13 @@ export interface JobOptions {
   readonly runAt?: number;
 }
 
+/**
+ * What an adapter that stores a job synchronously (in-process) answers from enqueue and cancel:
+ * nothing to wait for and nothing that can fail, so callers need not attach a handler. Saves a
+ * promise and a microtask on the hot path of every claim.
+ */
+export const jobStored: Promise<void> = Promise.resolve();
+
 export interface JobQueue {
   enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: JobOptions): Promise<void>;
   /** Drops a waiting job by its key (no-op when unknown or already running). */

@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createInProcessQueue } from '../../src/adapters/runtime/in-process-queue.js';
 import { createBullmqQueue, jobIdOf } from '../../src/adapters/redis/bullmq-queue.js';
@@ -28,9 +29,12 @@ const adapters: { name: string; open(prefix?: string): Promise<JobBackend> }[] =
 afterAll(async () => {
   // Our keys only: each test's prefix is its own.
   for (const prefix of prefixes) {
-    const queue = new Queue('jobs', { connection: { url: testRedisUrl }, prefix: prefix.replace(/:+$/, '') });
+    // An ioredis client, not options: BullMQ cannot load ioredis itself under native ESM.
+    const connection = new Redis(testRedisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue('jobs', { connection, prefix: prefix.replace(/:+$/, '') });
     await queue.obliterate({ force: true });
     await queue.close();
+    connection.disconnect();
   }
 });
 

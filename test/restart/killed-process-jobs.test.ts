@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/ports/engine/index.js';
 import { createTestDatabase, testStore, type TestDatabase } from '../support/backend.js';
@@ -65,9 +66,12 @@ afterEach(async () => {
 afterAll(async () => {
   await store?.close();
   for (const prefix of process.env.TICKETRUSH_TEST_KEEP ? [] : prefixes) {
-    const queue = new Queue('jobs', { connection: { url: testRedisUrl }, prefix: prefix.replace(/:+$/, '') });
+    // An ioredis client, not options: BullMQ cannot load ioredis itself under native ESM.
+    const connection = new Redis(testRedisUrl, { maxRetriesPerRequest: null });
+    const queue = new Queue('jobs', { connection, prefix: prefix.replace(/:+$/, '') });
     await queue.obliterate({ force: true });
     await queue.close();
+    connection.disconnect();
   }
   await database?.drop();
   if (!process.env.TICKETRUSH_TEST_KEEP) for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });

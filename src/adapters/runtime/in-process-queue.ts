@@ -1,4 +1,4 @@
-import type { JobBackend, JobHandler, JobHandlers, JobName, JobOptions, JobPayloads } from '../../ports/jobs.js';
+import { jobStored, type JobBackend, type JobHandler, type JobHandlers, type JobName, type JobOptions, type JobPayloads } from '../../ports/jobs.js';
 
 /** setTimeout's own ceiling (about 24.8 days); longer delays are re-armed. */
 const timerDelayMsMax = 2_147_483_647;
@@ -14,8 +14,8 @@ interface Job {
 /** The slot of jobs enqueued without a time (never a real slot number). */
 const dueNow = -1;
 
-/** The one promise every enqueue answers: storing a job here cannot fail, so nothing is allocated for it. */
-const stored: Promise<void> = Promise.resolve();
+/** Storing a job here cannot fail: every enqueue and cancel answers the port's settled promise. */
+const stored = jobStored;
 
 /**
  * In-process named jobs: the embedded default, and a process on PostgreSQL without Redis. Jobs
