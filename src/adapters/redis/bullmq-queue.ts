@@ -49,7 +49,22 @@ export async function createBullmqQueue(options: BullmqQueueOptions): Promise<Jo
   // The enqueuing connection fails fast when Redis is away (no unbounded offline queue on the hot
   // path): the enqueue rejects, the caller counts it, the sweeps free the hold.
   const producer = new Redis(options.url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, lazyConnect: true });
-  await producer.connect();
+  let lastError: Error | null = null;
+  let started = false;
+  // ioredis reports every failed (re)connection as an event: kept for the start's message, and
+  // counted once running (enqueues fail fast meanwhile, the sweeps cover).
+  producer.on('error', (error: Error) => {
+    lastError = error;
+    if (started) options.onError('queue', '', error);
+  });
+  try {
+    await producer.connect();
+    started = true;
+  } catch (error) {
+    // Unreachable at start: say so and stop, rather than retry for ever in the background.
+    producer.disconnect();
+    throw (lastError as Error | null) ?? error;
+  }
   const queue = new Queue(queueName, { connection: producer, prefix });
   queue.on('error', (error) => options.onError('queue', '', error));
   let worker: Worker | null = null;
