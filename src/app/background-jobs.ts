@@ -1,3 +1,4 @@
+import { limits } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
@@ -42,7 +43,7 @@ export interface BackgroundJobs {
  * running it dies mid-run. Renewed every third of it while the run goes on.
  */
 export function leaseMsOf(everyMs: number): number {
-  return Math.min(Math.max(everyMs * 10, 5_000), 60_000);
+  return Math.min(Math.max(everyMs * limits.sweepLeasePeriods, limits.sweepLeaseMsMin), limits.sweepLeaseMsMax);
 }
 
 /**

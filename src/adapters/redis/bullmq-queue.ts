@@ -1,5 +1,6 @@
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
+import { limits } from '../../domain/index.js';
 import type { JobBackend, JobHandler, JobHandlers, JobName, JobOptions, JobPayloads } from '../../ports/jobs.js';
 
 export interface BullmqQueueOptions {
@@ -18,10 +19,9 @@ const queueName = 'jobs';
 /** Finished jobs kept for inspection, bounded by age and count (and with them the de-duplication window of their keys). */
 const removeOnComplete = { age: 3_600, count: 10_000 } as const;
 const removeOnFail = { age: 7 * 86_400, count: 10_000 } as const;
-/** A failed job is tried this many times in all, 1 s, 2 s, 4 s ... apart; the sweeps are the net after that. */
-const attempts = 5;
+const attempts = limits.jobAttemptsMax;
 const backoff = { type: 'exponential', delay: 1_000 } as const;
-const concurrencyDefault = 16;
+const concurrencyDefault = limits.jobConcurrencyMax;
 /**
  * Seconds an idle worker long-polls before it looks at the delayed jobs again. A delayed job
  * wakes one worker (BullMQ's marker); when that worker's process dies before the job is due, the
