@@ -201,6 +201,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     await releaseStorage();
     throw error;
   });
+  // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
+  // released on time); the periodic sweeps start with listen() or startJobs().
+  if (runsJobs) queue.start(jobHandlers(ctx));
   let jobs: BackgroundJobs | null = null;
   const release = async (): Promise<void> => {
     await jobs?.stop();
