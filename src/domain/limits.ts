@@ -68,6 +68,11 @@ export const limits = Object.freeze({
   jobAttemptsMax: 5,
   /** Jobs one worker process runs at once. */
   jobConcurrencyMax: 16,
+  /**
+   * Enqueues one process may have waiting on Redis; past it an enqueue is refused at once (counted,
+   * and the sweeps do that job), so a slow Redis never grows an unbounded backlog in memory.
+   */
+  jobEnqueuesInFlightMax: 10_000,
   /** How long after an admission a scan with the same nonce still counts as the same scan. */
   checkInRetrySecondsMax: 300,
   listPageSizeMax: 100,

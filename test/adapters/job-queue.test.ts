@@ -127,6 +127,20 @@ describe('job queue: bullmq across processes', () => {
     }
   }, 15_000);
 
+  it('refuses an enqueue at once past its bound of enqueues waiting on Redis (the sweeps do that job)', async () => {
+    const prefix = uniqueRedisPrefix('jobs-bound');
+    prefixes.push(prefix);
+    const queue = await createBullmqQueue({ url: testRedisUrl, prefix, now: Date.now, enqueuesInFlightMax: 2, onError: () => undefined });
+    try {
+      const answers = await Promise.allSettled([1, 2, 3, 4].map((i) => queue.enqueue('expire-hold', { holdId: `b${i}` }, { key: `expire-hold:b${i}`, runAt: Date.now() + 60_000 })));
+      expect(answers.map((a) => a.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'rejected']);
+      // Once they are stored, there is room again.
+      await queue.enqueue('expire-hold', { holdId: 'b5' }, { key: 'expire-hold:b5', runAt: Date.now() + 60_000 });
+    } finally {
+      await queue.close();
+    }
+  });
+
   it('escapes keys into job ids one to one (BullMQ refuses ":" in a custom id)', () => {
     expect(jobIdOf('expire-hold:hld_1')).toBe('expire-hold%3Ahld_1');
     expect(jobIdOf('a%3Ab')).not.toBe(jobIdOf('a:b'));

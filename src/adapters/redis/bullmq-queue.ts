@@ -11,6 +11,8 @@ export interface BullmqQueueOptions {
   readonly now: () => number;
   /** Jobs one process runs at once. */
   readonly concurrency?: number;
+  /** Enqueues waiting on Redis at most (default limits.jobEnqueuesInFlightMax). */
+  readonly enqueuesInFlightMax?: number;
   readonly onError: (name: string, key: string, error: unknown) => void;
 }
 
@@ -69,11 +71,18 @@ export async function createBullmqQueue(options: BullmqQueueOptions): Promise<Jo
   queue.on('error', (error) => options.onError('queue', '', error));
   let worker: Worker | null = null;
   let workerConnection: Redis | null = null;
+  let inFlight = 0;
 
   return {
     async enqueue<N extends JobName>(name: N, data: JobPayloads[N], jobOptions: JobOptions): Promise<void> {
+      if (inFlight >= (options.enqueuesInFlightMax ?? limits.jobEnqueuesInFlightMax)) throw new Error(`${inFlight} enqueues already wait on Redis: ${jobOptions.key} is left to the sweeps`);
       const delay = jobOptions.runAt === undefined ? 0 : Math.max(0, jobOptions.runAt - options.now());
-      await queue.add(name, data, { jobId: jobIdOf(jobOptions.key), delay, attempts, backoff, removeOnComplete, removeOnFail });
+      inFlight++;
+      try {
+        await queue.add(name, data, { jobId: jobIdOf(jobOptions.key), delay, attempts, backoff, removeOnComplete, removeOnFail });
+      } finally {
+        inFlight--;
+      }
     },
     async cancel(key) {
       // 0 when the job is unknown or running (locked): both are fine, a running release re-checks the hold.
