@@ -11,6 +11,7 @@ import { pgMigrations } from './schema.js';
 import { pgShows } from './shows.js';
 import { pgTickets } from './tickets.js';
 import { pgIdempotency, pgUsers } from './users.js';
+import { pgWebhooks } from './webhooks.js';
 
 export interface PgStoreOptions extends PgPoolOptions {
   /** Extra attempts after a serialization failure or deadlock. */
@@ -49,6 +50,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgTickets(lanes.checkout),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    ...pgWebhooks(lanes.checkout),
     pools,
     async ping() {
       await lanes.checkout.query('SELECT 1');

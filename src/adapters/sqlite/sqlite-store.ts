@@ -15,6 +15,7 @@ import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
+import { sqliteWebhooks } from './webhooks.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -82,6 +83,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteWebhooks(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },
