@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
@@ -17,18 +17,22 @@ import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
 import { openPgStore } from './adapters/postgres/pg-store.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
+import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
+import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
+import { createWebhookSink } from './app/webhook-sink.js';
+import type { WebhookSettings } from './app/webhooks.js';
 import type { Config } from './config.js';
-import { limits } from './domain/index.js';
+import { limits, selfAddressOf, type SelfAddress } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
-import type { Store } from './ports/engine/index.js';
+import type { OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -36,6 +40,11 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
+  /**
+   * Webhooks out: the outbox relay's sink (register it with the relay), and the sender of
+   * deliveries (its runJob is the deliver-webhook job's handler).
+   */
+  readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
   /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
   listen(): Promise<string>;
   stop(): Promise<void>;
@@ -152,10 +161,42 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       currency: config.currency,
     },
   };
+  // Webhooks out: deliveries are sent by background work only (the due pass here, or the
+  // deliver-webhook job), never on a request's path. No job queue is wired yet: the due pass,
+  // woken by the sink, sends at once.
+  const webhookSender = createUndiciSender();
+  const webhookDelivery = new WebhookDelivery({
+    store,
+    clock,
+    random: () => randomInt(0, 2 ** 48) / 2 ** 48,
+    sender: webhookSender,
+    jobs: null,
+    policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const webhookSink = createWebhookSink({
+    store,
+    clock,
+    newDeliveryId: () => `dlv_${randomBytes(12).toString('hex')}`,
+    jobs: null,
+    wake: () => webhookDelivery.wake(),
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const webhookSettings: WebhookSettings = {
+    // The configured listen address, the actual one once listening, and the public URL: a webhook
+    // to any of them would deliver to this server itself.
+    selfAddresses: () => [
+      ...(config.port === 0 ? [] : [{ host: config.host, port: config.port }]),
+      ...[baseUrl, config.publicUrl].map(selfAddressOf).filter((a): a is SelfAddress => a !== null),
+    ],
+    newWebhookId: () => `whk_${randomBytes(12).toString('hex')}`,
+    newSecret: () => `whsec_${randomBytes(32).toString('hex')}`,
+  };
   const app = await buildHttpApp({
     ctx,
     tokens: createTokenService(config.secrets.jwt, config.tokenTtlSeconds),
     paymentSecret: config.secrets.payment,
+    webhooks: webhookSettings,
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
@@ -172,8 +213,14 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     await releaseStorage();
     throw error;
   });
+  let webhookTimer: NodeJS.Timeout | null = null;
   const release = async (): Promise<void> => {
     scheduler.stop();
+    if (webhookTimer !== null) clearInterval(webhookTimer);
+    // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
+    // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
+    await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await webhookSender.close();
     await app.close();
     await releaseStorage();
   };
@@ -195,6 +242,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     ctx,
     config,
+    webhooks: { sink: webhookSink, delivery: webhookDelivery },
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
       if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
@@ -206,6 +254,10 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
         reconcileMs: config.reconcileMs,
         reconcileAfterMs: config.reconcileAfterMs,
       }, (job, error) => telemetry.jobFailed(job, error));
+      // Due deliveries (retries, and any whose job was lost); each pass leases, so processes share.
+      webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
+      webhookTimer.unref();
+      webhookDelivery.wake();
       return baseUrl;
     },
     async stop() {

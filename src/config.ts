@@ -47,6 +47,8 @@ export interface Config {
   readonly readModelSeatsMax: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
+  /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
+  readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   readonly secrets: { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string };
   /** Account throttling, or null when TICKETRUSH_RATE_LIMITS=off. */
   readonly rateLimits: RateLimits | null;
@@ -176,6 +178,11 @@ export function loadConfig(env: Env = process.env): Config {
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
+    webhooks: Object.freeze({
+      timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
+      sweepMs: int(env, 'TICKETRUSH_WEBHOOK_SWEEP_MS', 5_000, 50, 600_000),
+    }),
     secrets: Object.freeze(loadSecrets(env, dataDir)),
     rateLimits,
     warnings: Object.freeze(warnings),

@@ -53,6 +53,7 @@ export class WebhookDelivery {
   private readonly waiting: (() => void)[] = [];
   private readonly inFlight = new Set<Promise<void>>();
   private passRunning = false;
+  private passAgain = false;
 
   constructor(private readonly deps: WebhookDeliveryDeps) {}
 
@@ -78,6 +79,22 @@ export class WebhookDelivery {
     } finally {
       this.passRunning = false;
     }
+  }
+
+  /**
+   * Runs a due pass now, or right after the one running (new rows may have missed its lease):
+   * the embedded default's way to send at once without a queue. Errors go to onError.
+   */
+  wake(): void {
+    if (this.passRunning) {
+      this.passAgain = true;
+      return;
+    }
+    void this.deliverDue().catch((error: unknown) => this.deps.onError('webhook due pass', error)).then(() => {
+      if (!this.passAgain) return;
+      this.passAgain = false;
+      this.wake();
+    });
   }
 
   /** Resolves once every attempt started so far is recorded (tests, shutdown). */

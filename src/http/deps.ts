@@ -1,5 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
+import type { WebhookSettings } from '../app/webhooks.js';
 import type { PaymentSimulator } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
 
@@ -8,6 +9,8 @@ export interface HttpDeps {
   readonly ctx: AppContext;
   readonly tokens: TokenService;
   readonly paymentSecret: string;
+  /** Where this server answers (a webhook may not point at it) and the randomness of new webhooks. */
+  readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
   readonly metrics: { readonly contentType: string; render(): Promise<string> };

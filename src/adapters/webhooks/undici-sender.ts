@@ -45,7 +45,8 @@ export function createUndiciSender(now: () => number = () => performance.now()):
         return { kind: 'error', error: message.slice(0, 500), durationMs: elapsed() };
       }
     },
-    close: () => agent.close(),
+    // Destroy, not close: close would wait for attempts in flight (up to their timeout) at shutdown.
+    close: () => agent.destroy(),
   };
 }
 
