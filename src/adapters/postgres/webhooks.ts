@@ -72,8 +72,9 @@ export function pgWebhooks(db: PgDb): WebhookStore {
       const result = await db.statement('recordDeliveries', (c) => c.query<{ delivery_id: string }>(
         `INSERT INTO webhook_deliveries (delivery_id, webhook_id, event_id, type, body, attempts, status, next_attempt_at, created_at, updated_at)
          SELECT d.delivery_id, d.webhook_id, d.event_id, d.type, d.body, 0, 'PENDING', d.now, d.now, d.now
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) AS d(delivery_id, webhook_id, event_id, type, body, now)
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::bigint[]) WITH ORDINALITY AS d(delivery_id, webhook_id, event_id, type, body, now, n)
          JOIN webhooks w ON w.webhook_id = d.webhook_id AND w.status = 'ACTIVE'
+         ORDER BY d.n -- the first of two rows for one (endpoint, event) wins, as on SQLite
          ON CONFLICT (webhook_id, event_id) DO NOTHING
          RETURNING delivery_id`,
         [deliveries.map((d) => d.deliveryId), deliveries.map((d) => d.webhookId), deliveries.map((d) => d.eventId),
