@@ -78,6 +78,20 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
     expect(await h.store.leaseDelivery({ deliveryId: d.deliveryId, attempts: 0, now: now + minute, leaseMs: minute })).toMatchObject({ delivery: { deliveryId: d.deliveryId } });
   });
 
+  it('shares due deliveries among senders leasing at once: each leased by exactly one', async () => {
+    const w = hook();
+    await h.store.insertWebhook(w);
+    for (let round = 0; round < 5; round++) {
+      const now = T0 + (20 + round) * minute;
+      const ours = Array.from({ length: 40 }, () => delivery(w.webhookId, id('evt'), now));
+      await h.store.recordDeliveries(ours);
+      const leases = await Promise.all(Array.from({ length: 4 }, () => h.store.leaseDueDeliveries({ now, leaseMs: 10 * minute, limit: 25 })));
+      const leased = leases.flat().map((x) => x.delivery.deliveryId).filter((d) => ours.some((o) => o.deliveryId === d));
+      expect(new Set(leased).size).toBe(leased.length);
+      expect(leased.length).toBe(ours.length);
+    }
+  });
+
   it('records each attempt once, retries at the time given, lists every attempt, and ends DELIVERED', async () => {
     const w = hook();
     await h.store.insertWebhook(w);
