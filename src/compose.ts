@@ -115,6 +115,8 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     throw error;
   }
   let baseUrl = config.publicUrl;
+  /** The address the listener actually took (port 0 picks one), whatever the public URL says. */
+  let listenUrl = '';
   const reportError = (job: string, error: unknown): void => app.log.error({ err: error, job }, 'background job failed');
   const reportAnomaly = (kind: string, details: Readonly<Record<string, unknown>>): void =>
     app.log.warn({ ...details, anomaly: kind }, 'payment anomaly: callback acknowledged but not applied as sent');
@@ -168,7 +170,8 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   const webhookDelivery = new WebhookDelivery({
     store,
     clock,
-    random: () => randomInt(0, 2 ** 48) / 2 ** 48,
+    // randomInt's range is below 2^48: 47 bits of jitter are plenty.
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     sender: webhookSender,
     jobs: null,
     policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
@@ -187,7 +190,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     // to any of them would deliver to this server itself.
     selfAddresses: () => [
       ...(config.port === 0 ? [] : [{ host: config.host, port: config.port }]),
-      ...[baseUrl, config.publicUrl].map(selfAddressOf).filter((a): a is SelfAddress => a !== null),
+      ...[listenUrl, baseUrl, config.publicUrl].map(selfAddressOf).filter((a): a is SelfAddress => a !== null),
     ],
     newWebhookId: () => `whk_${randomBytes(12).toString('hex')}`,
     newSecret: () => `whsec_${randomBytes(32).toString('hex')}`,
@@ -245,6 +248,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
+      listenUrl = address;
       if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
       listening = true;
       sandbox?.start();
