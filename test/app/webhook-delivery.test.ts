@@ -169,6 +169,17 @@ describe.each(storeFactories)('webhook deliveries to a real receiver on $name', 
     expect(ok!.delivery.status).toBe('DELIVERED');
   });
 
+  it('sends at most `concurrency` attempts at once', async () => {
+    const narrow = new WebhookDelivery({ store: h.store, clock, random: () => 0.5, sender, jobs: null, policy: { ...policy, concurrency: 2 }, onError: (_what, error) => errors.push(error) });
+    const { webhook, receiver } = await endpoint(() => ({ status: 200, delayMs: 60 }));
+    await sink.deliver(Array.from({ length: 8 }, () => event()));
+    expect(await narrow.deliverDue()).toBe(8);
+    expect(receiver.received).toHaveLength(8);
+    expect(receiver.inFlightMax()).toBe(2);
+    const rows = await h.store.listDeliveries(webhook.webhookId, { limit: 10, offset: 0 });
+    expect(rows.map((r) => r.delivery.status)).toEqual(Array(8).fill('DELIVERED'));
+  });
+
   it('an event relayed twice (at least once) is delivered once', async () => {
     const { webhook, receiver } = await endpoint(() => 200);
     const paid = event();

@@ -9,18 +9,25 @@ export interface ReceivedWebhook {
 }
 
 /** What the receiver does with the n-th request (0-based): answer a status, or never answer. */
-export type ReceiverAnswer = number | 'hang';
+export type ReceiverAnswer = number | 'hang' | { readonly status: number; readonly delayMs: number };
 
 export interface WebhookReceiver {
   readonly url: string;
   readonly received: ReceivedWebhook[];
+  /** Most requests this receiver had open at once. */
+  readonly inFlightMax: () => number;
   close(): Promise<void>;
 }
 
 /** A real HTTP receiver on 127.0.0.1 (node:http), as a customer's endpoint would be. */
 export async function startWebhookReceiver(answer: (n: number, request: ReceivedWebhook) => ReceiverAnswer, path = '/hook'): Promise<WebhookReceiver> {
   const received: ReceivedWebhook[] = [];
+  let inFlight = 0;
+  let inFlightMax = 0;
   const server = createServer((req, res) => {
+    inFlight++;
+    inFlightMax = Math.max(inFlightMax, inFlight);
+    res.on('close', () => inFlight--);
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -28,7 +35,8 @@ export async function startWebhookReceiver(answer: (n: number, request: Received
       const reply = answer(received.length, request);
       received.push(request);
       if (reply === 'hang') return;
-      res.writeHead(reply, { 'content-type': 'text/plain' }).end('x'.repeat(100));
+      const [status, delayMs] = typeof reply === 'number' ? [reply, 0] : [reply.status, reply.delayMs];
+      setTimeout(() => res.writeHead(status, { 'content-type': 'text/plain' }).end('x'.repeat(100)), delayMs);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,6 +44,7 @@ export async function startWebhookReceiver(answer: (n: number, request: Received
   return {
     url: `http://127.0.0.1:${port}${path}`,
     received,
+    inFlightMax: () => inFlightMax,
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();
       server.close(() => resolve());
