@@ -23,6 +23,7 @@ export const appErrorCodes = [
   'UNAUTHORIZED',
   'ORDER_NOT_TICKETED',
   'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_LIMIT_REACHED',
 ] as const;
 
 /**

@@ -33,7 +33,8 @@ export async function createWebhook(ctx: AppContext, settings: WebhookSettings, 
   const webhook: Webhook = {
     webhookId: settings.newWebhookId(), url, events, secret: settings.newSecret(), status: 'ACTIVE', createdAt: ctx.clock.now(), disabledReason: null,
   };
-  await ctx.store.insertWebhook(webhook);
+  const stored = await ctx.store.insertWebhook(webhook, limits.webhooksMax);
+  if (!stored.ok) throw new AppError('WEBHOOK_LIMIT_REACHED', `at most ${limits.webhooksMax} webhooks; remove one first`, { limit: limits.webhooksMax });
   return { webhookId: webhook.webhookId, secret: webhook.secret };
 }
 

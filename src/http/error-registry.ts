@@ -70,6 +70,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   TICKET_NOT_VALID: 409,
   CONCURRENT_UPDATE: 409,
   LAST_ADMIN: 409,
+  WEBHOOK_LIMIT_REACHED: 409,
   CHANGE_NOT_ALLOWED: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -59,7 +59,7 @@ describe.each(storeFactories)('webhook deliveries to a real receiver on $name', 
     const receiver = await startWebhookReceiver(answer);
     receivers.push(receiver);
     const webhook: Webhook = { webhookId: id('whk'), url: receiver.url, events, secret: `whsec_${id('s')}`, status: 'ACTIVE', createdAt: now, disabledReason: null };
-    await h.store.insertWebhook(webhook);
+    await h.store.insertWebhook(webhook, 1_000);
     hooks.push(webhook.webhookId);
     return { webhook, receiver };
   }

@@ -25,8 +25,8 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
   it('stores endpoints, lists them oldest first with their events, finds the subscribed ACTIVE ones, deletes', async () => {
     const a = hook(['order.paid', 'hold.created'], { createdAt: T0 + 1 });
     const b = hook(['ticket.checked_in'], { createdAt: T0 + 2 });
-    await h.store.insertWebhook(a);
-    await h.store.insertWebhook(b);
+    await h.store.insertWebhook(a, 1_000);
+    await h.store.insertWebhook(b, 1_000);
     expect(await h.store.getWebhook(a.webhookId)).toEqual(a);
     const listed = await h.store.listWebhooks({ limit: 100, offset: 0 });
     expect(listed.map((w) => w.webhookId)).toEqual(expect.arrayContaining([a.webhookId, b.webhookId]));
@@ -39,11 +39,22 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
     expect(await h.store.getWebhook(b.webhookId)).toBeNull();
   });
 
+  it('never stores more endpoints than the cap, even when added at once', async () => {
+    const existing = (await h.store.listWebhooks({ limit: 1_000, offset: 0 })).length;
+    const candidates = Array.from({ length: 10 }, () => hook());
+    const outcomes = await Promise.all(candidates.map((w) => h.store.insertWebhook(w, existing + 3)));
+    expect(outcomes.filter((o) => o.ok)).toHaveLength(3);
+    expect(outcomes.filter((o) => !o.ok)).toEqual(Array(7).fill({ ok: false, code: 'WEBHOOK_LIMIT_REACHED' }));
+    const all = await h.store.listWebhooks({ limit: 1_000, offset: 0 });
+    expect(all).toHaveLength(existing + 3);
+    for (const w of candidates) await h.store.deleteWebhook(w.webhookId);
+  });
+
   it('makes one delivery per (endpoint, event) however often the event comes, and none for an endpoint not ACTIVE', async () => {
     const w = hook();
     const off = hook(['order.paid'], { status: 'DISABLED', disabledReason: 'gone' });
-    await h.store.insertWebhook(w);
-    await h.store.insertWebhook(off);
+    await h.store.insertWebhook(w, 1_000);
+    await h.store.insertWebhook(off, 1_000);
     const first = delivery(w.webhookId);
     expect(await h.store.recordDeliveries([first, delivery(off.webhookId, first.eventId)])).toEqual([first.deliveryId]);
     // The same event relayed again (a new delivery id, as the sink makes one per call): no second row.
@@ -59,7 +70,7 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
 
   it('leases a due delivery to one sender at a time, until the lease runs out', async () => {
     const w = hook();
-    await h.store.insertWebhook(w);
+    await h.store.insertWebhook(w, 1_000);
     const d = delivery(w.webhookId, id('evt'), T0 + 10 * minute);
     await h.store.recordDeliveries([d]);
     const now = T0 + 10 * minute;
@@ -80,7 +91,7 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
 
   it('shares due deliveries among senders leasing at once: each leased by exactly one', async () => {
     const w = hook();
-    await h.store.insertWebhook(w);
+    await h.store.insertWebhook(w, 1_000);
     for (let round = 0; round < 5; round++) {
       const now = T0 + (20 + round) * minute;
       const ours = Array.from({ length: 40 }, () => delivery(w.webhookId, id('evt'), now));
@@ -94,7 +105,7 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
 
   it('records each attempt once, retries at the time given, lists every attempt, and ends DELIVERED', async () => {
     const w = hook();
-    await h.store.insertWebhook(w);
+    await h.store.insertWebhook(w, 1_000);
     const d = delivery(w.webhookId);
     await h.store.recordDeliveries([d]);
     const retry = { deliveryId: d.deliveryId, attempt: 1, now: T0 + 100, statusCode: 500, durationMs: 12, error: null, outcome: 'RETRY' as const, nextAttemptAt: T0 + 5_000 };
@@ -116,7 +127,7 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
 
   it('410 Gone disables the endpoint and stops its other pending deliveries, in the same step', async () => {
     const w = hook();
-    await h.store.insertWebhook(w);
+    await h.store.insertWebhook(w, 1_000);
     const [a, b] = [delivery(w.webhookId), delivery(w.webhookId)];
     await h.store.recordDeliveries([a!, b!]);
     expect(await h.store.recordAttempt({ deliveryId: a!.deliveryId, attempt: 1, now: T0 + 1, statusCode: 410, durationMs: 2, error: null, outcome: 'GONE', nextAttemptAt: null }))
@@ -131,7 +142,7 @@ describe.each(storeFactories)('webhook store operations on $name', (factory) => 
 
   it('gives up a delivery (FAILED) and pages deliveries newest first; deleting the endpoint removes them', async () => {
     const w = hook();
-    await h.store.insertWebhook(w);
+    await h.store.insertWebhook(w, 1_000);
     const ds = [delivery(w.webhookId, id('evt'), T0 + 1), delivery(w.webhookId, id('evt'), T0 + 2), delivery(w.webhookId, id('evt'), T0 + 3)];
     await h.store.recordDeliveries(ds);
     expect(await h.store.recordAttempt({ deliveryId: ds[0]!.deliveryId, attempt: 1, now: T0 + 9, statusCode: null, durationMs: 10_000, error: 'timed out', outcome: 'FAILED', nextAttemptAt: null }))

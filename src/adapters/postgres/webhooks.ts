@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type {
-  DueDelivery, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
+  DueDelivery, InsertWebhookOutcome, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
 } from '../../ports/engine/index.js';
 import { unexpected, type PgDb } from './db.js';
 import { Rollback } from './transaction.js';
@@ -41,11 +41,19 @@ const toDue = (r: DueRow): DueDelivery => ({ delivery: toDelivery(r), url: r.url
  */
 export function pgWebhooks(db: PgDb): WebhookStore {
   return {
-    async insertWebhook(w) {
-      const result = await db.statement('insertWebhook', (c) => c.query(
-        'INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason) VALUES ($1, $2, $3, $4, $5, $6, $7)',
-        [w.webhookId, w.url, w.events, w.secret, w.status, w.createdAt, w.disabledReason]));
-      if (!result.ok) unexpected('insertWebhook', result);
+    // Two admins adding the last endpoint at once must not both pass the count: the table lock
+    // (SHARE ROW EXCLUSIVE conflicts with itself) makes the count and insert one step. Endpoints
+    // are added rarely, so the lock costs nothing; the relay's reads take no conflicting lock.
+    async insertWebhook(w, webhooksMax) {
+      const result = await db.tx('insertWebhook', async (c): Promise<InsertWebhookOutcome> => {
+        await c.query('LOCK TABLE webhooks IN SHARE ROW EXCLUSIVE MODE');
+        const inserted = await c.query(
+          `INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason)
+           SELECT $1, $2, $3, $4, $5, $6, $7 WHERE (SELECT count(*) FROM webhooks) < $8`,
+          [w.webhookId, w.url, w.events, w.secret, w.status, w.createdAt, w.disabledReason, webhooksMax]);
+        return inserted.rowCount === 1 ? { ok: true } : { ok: false, code: 'WEBHOOK_LIMIT_REACHED' };
+      });
+      return result.ok ? result.value : unexpected('insertWebhook', result);
     },
     async getWebhook(webhookId) {
       const { rows } = await db.query<WebhookRow>('SELECT * FROM webhooks WHERE webhook_id = $1', [webhookId]);

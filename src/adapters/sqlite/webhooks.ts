@@ -1,6 +1,6 @@
 import type { Database as Db } from 'better-sqlite3';
 import type {
-  DeliveryWithAttempts, DueDelivery, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
+  DeliveryWithAttempts, DueDelivery, InsertWebhookOutcome, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
 } from '../../ports/engine/index.js';
 import type { GroupCommit } from './group-commit.js';
 
@@ -32,7 +32,9 @@ const toAttempt = (r: AttemptRow): WebhookAttempt => ({
  */
 export function sqliteWebhooks(db: Db, gc: GroupCommit): WebhookStore {
   const q = {
-    insert: db.prepare('INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason) VALUES (?, ?, ?, ?, ?, ?, ?)'),
+    // Counted in the same statement, under the unit's write lock: never more than the cap.
+    insert: db.prepare(`INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason)
+      SELECT ?, ?, ?, ?, ?, ?, ? WHERE (SELECT count(*) FROM webhooks) < ?`),
     get: db.prepare('SELECT * FROM webhooks WHERE webhook_id = ?'),
     list: db.prepare('SELECT * FROM webhooks ORDER BY created_at, webhook_id LIMIT ? OFFSET ?'),
     active: db.prepare("SELECT * FROM webhooks WHERE status = 'ACTIVE' ORDER BY created_at, webhook_id"),
@@ -64,9 +66,10 @@ export function sqliteWebhooks(db: Db, gc: GroupCommit): WebhookStore {
     return { delivery: toDelivery(row), url: hook.url, secret: hook.secret };
   };
   return {
-    insertWebhook: (w) => gc.write('insertWebhook', () => {
-      q.insert.run(w.webhookId, w.url, JSON.stringify(w.events), w.secret, w.status, w.createdAt, w.disabledReason);
-    }),
+    insertWebhook: (w, webhooksMax) => gc.write('insertWebhook', (): InsertWebhookOutcome =>
+      q.insert.run(w.webhookId, w.url, JSON.stringify(w.events), w.secret, w.status, w.createdAt, w.disabledReason, webhooksMax).changes === 1
+        ? { ok: true }
+        : { ok: false, code: 'WEBHOOK_LIMIT_REACHED' }),
     getWebhook: async (webhookId) => {
       const row = q.get.get(webhookId) as WebhookRow | undefined;
       return row === undefined ? null : toWebhook(row);

@@ -70,7 +70,7 @@ export const webhookRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       body: NewWebhookBody,
       response: {
         201: Type.Object({ webhookId: Type.String(), secret: Type.String({ description: 'HMAC-SHA256 key of X-TicketRush-Signature; not shown again' }) }),
-        ...errorResponses(400, 401, 403),
+        ...errorResponses(400, 401, 403, 409),
       },
     },
   }, async (request, reply) => {

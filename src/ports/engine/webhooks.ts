@@ -83,13 +83,16 @@ export type RecordAttemptOutcome =
   /** Not PENDING any more, or another sender recorded this attempt number first: nothing written. */
   | { readonly ok: false; readonly stale: true };
 
+export type InsertWebhookOutcome = { readonly ok: true } | { readonly ok: false; readonly code: 'WEBHOOK_LIMIT_REACHED' };
+
 export interface DeliveryWithAttempts {
   readonly delivery: WebhookDelivery;
   readonly attempts: readonly WebhookAttempt[];
 }
 
 export interface WebhookStore {
-  insertWebhook(webhook: Webhook): Promise<void>;
+  /** Stores a new endpoint unless `webhooksMax` exist already (counted in the same step). */
+  insertWebhook(webhook: Webhook, webhooksMax: number): Promise<InsertWebhookOutcome>;
   getWebhook(webhookId: string): Promise<Webhook | null>;
   /** Oldest first. */
   listWebhooks(page: { readonly limit: number; readonly offset: number }): Promise<readonly Webhook[]>;

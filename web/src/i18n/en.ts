@@ -307,6 +307,7 @@ export const en = {
   errorWEBHOOK_URL_LOOP: 'The webhook address points at this server itself.',
   errorWEBHOOK_EVENT_UNKNOWN: 'One of the chosen webhook events does not exist.',
   errorWEBHOOK_NOT_FOUND: 'This webhook does not exist.',
+  errorWEBHOOK_LIMIT_REACHED: 'There are as many webhooks as allowed. Remove one first.',
   errorPAYLOAD_TOO_LARGE: 'The request is too large.',
   errorUNSUPPORTED_MEDIA_TYPE: 'The server does not accept the request in this format.',
   errorRATE_LIMITED: '{seconds, plural, =0 {Too many attempts. Please wait a little and try again.} one {Too many attempts. Try again in # second.} other {Too many attempts. Try again in # seconds.}}',

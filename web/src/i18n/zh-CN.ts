@@ -300,6 +300,7 @@ export const zhCN: Record<MessageKey, string> = {
   errorWEBHOOK_URL_LOOP: 'Webhook 地址指向本服务器自身。',
   errorWEBHOOK_EVENT_UNKNOWN: '所选的 Webhook 事件中有不存在的类型。',
   errorWEBHOOK_NOT_FOUND: '该 Webhook 不存在。',
+  errorWEBHOOK_LIMIT_REACHED: 'Webhook 数量已达上限，请先删除一个。',
   errorPAYLOAD_TOO_LARGE: '请求内容过大。',
   errorUNSUPPORTED_MEDIA_TYPE: '服务器不接受该格式的请求。',
   errorRATE_LIMITED: '{seconds, plural, =0 {尝试次数过多，请稍后再试。} other {尝试次数过多，请 # 秒后再试。}}',
