@@ -220,6 +220,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   const release = async (): Promise<void> => {
     scheduler.stop();
     if (webhookTimer !== null) clearInterval(webhookTimer);
+    webhookDelivery.stop();
     // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
     // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
     await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);

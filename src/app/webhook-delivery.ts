@@ -52,8 +52,11 @@ export class WebhookDelivery {
   private running = 0;
   private readonly waiting: (() => void)[] = [];
   private readonly inFlight = new Set<Promise<void>>();
-  private passRunning = false;
-  private passAgain = false;
+  private leasing = false;
+  private leaseAgain = false;
+  /** More may be due than the last lease took: a finished attempt leases again. */
+  private backlog = false;
+  private stopped = false;
 
   constructor(private readonly deps: WebhookDeliveryDeps) {}
 
@@ -65,36 +68,57 @@ export class WebhookDelivery {
   }
 
   /**
-   * One pass of the due deliveries: leases up to batchMax and sends them (concurrency-bounded).
-   * Resolves when they are all recorded; answers how many were leased. One pass at a time.
+   * One pass of the due deliveries: leases as many as there are free attempt slots (at most
+   * batchMax) and sends them. Resolves when this pass's attempts are recorded; answers how many
+   * were leased. Passes may overlap: a receiver that hangs holds one slot until its timeout, never
+   * the next pass, so other receivers keep getting theirs.
    */
   async deliverDue(): Promise<number> {
-    if (this.passRunning) return 0;
-    this.passRunning = true;
-    try {
-      const { store, clock, policy } = this.deps;
-      const leased = await store.leaseDueDeliveries({ now: clock.now(), leaseMs: policy.leaseMs, limit: policy.batchMax });
-      await Promise.all(leased.map((due) => this.attempt(due)));
-      return leased.length;
-    } finally {
-      this.passRunning = false;
-    }
+    const attempts = await this.leaseDue();
+    await Promise.all(attempts);
+    return attempts.length;
   }
 
   /**
-   * Runs a due pass now, or right after the one running (new rows may have missed its lease):
+   * Runs a pass now without waiting for its attempts (the sink's wake-up, the periodic timer):
    * the embedded default's way to send at once without a queue. Errors go to onError.
    */
   wake(): void {
-    if (this.passRunning) {
-      this.passAgain = true;
-      return;
-    }
-    void this.deliverDue().catch((error: unknown) => this.deps.onError('webhook due pass', error)).then(() => {
-      if (!this.passAgain) return;
-      this.passAgain = false;
+    void this.leaseDue().then(() => {
+      if (!this.leaseAgain) return;
+      this.leaseAgain = false;
       this.wake();
-    });
+    }, (error: unknown) => this.deps.onError('webhook due pass', error));
+  }
+
+  /** Leases what the free slots can take and starts the attempts; one lease at a time per process. */
+  private async leaseDue(): Promise<Promise<void>[]> {
+    if (this.stopped) return [];
+    if (this.leasing) {
+      // Rows stored while a lease was running may have missed it: lease again right after.
+      this.leaseAgain = true;
+      return [];
+    }
+    this.leasing = true;
+    try {
+      const { store, clock, policy } = this.deps;
+      const free = Math.min(policy.batchMax, policy.concurrency - this.running - this.waiting.length);
+      if (free <= 0) {
+        this.backlog = true;
+        return [];
+      }
+      const leased = await store.leaseDueDeliveries({ now: clock.now(), leaseMs: policy.leaseMs, limit: free });
+      // A full batch may have left more due: the next finished attempt leases again.
+      if (leased.length === free) this.backlog = true;
+      return leased.map((due) => this.attempt(due));
+    } finally {
+      this.leasing = false;
+    }
+  }
+
+  /** No more passes start (shutdown); attempts in flight finish. */
+  stop(): void {
+    this.stopped = true;
   }
 
   /** Resolves once every attempt started so far is recorded (tests, shutdown). */
@@ -105,7 +129,12 @@ export class WebhookDelivery {
   private attempt(due: DueDelivery): Promise<void> {
     const run = this.withSlot(() => this.send(due)).catch((error: unknown) => this.deps.onError('deliver-webhook', error));
     this.inFlight.add(run);
-    void run.finally(() => this.inFlight.delete(run));
+    void run.finally(() => {
+      this.inFlight.delete(run);
+      if (!this.backlog || this.stopped) return;
+      this.backlog = false;
+      this.wake();
+    });
     return run;
   }
 
