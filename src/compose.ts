@@ -176,6 +176,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     jobs: null,
     policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
     onError: (what, error) => telemetry.jobFailed(what, error),
+    onAttempt: (outcome, durationMs) => telemetry.webhookAttempt(outcome, durationMs / 1000),
   });
   const webhookSink = createWebhookSink({
     store,

@@ -36,6 +36,8 @@ export interface WebhookDeliveryDeps {
   readonly jobs: JobQueue | null;
   readonly policy: WebhookDeliveryPolicy;
   readonly onError: (what: string, error: unknown) => void;
+  /** Each recorded attempt's outcome and duration (metrics). */
+  readonly onAttempt?: (outcome: string, durationMs: number) => void;
 }
 
 export const deliverWebhookKey = (deliveryId: string, attempt: number): string => `deliver-webhook:${deliveryId}:${attempt}`;
@@ -162,6 +164,7 @@ export class WebhookDelivery {
       outcome: decision.outcome,
       nextAttemptAt: decision.outcome === 'RETRY' ? decision.nextAttemptAt : null,
     });
+    if (recorded.ok) this.deps.onAttempt?.(decision.outcome, response.durationMs);
     if (!recorded.ok || decision.outcome !== 'RETRY' || jobs === null) return;
     // The next try as a job at its time; should it be lost, the due pass sends it anyway.
     await jobs.enqueue('deliver-webhook', { deliveryId: delivery.deliveryId, attempt: attempt + 1 }, { key: deliverWebhookKey(delivery.deliveryId, attempt + 1), runAt: decision.nextAttemptAt })

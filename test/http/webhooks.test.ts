@@ -117,5 +117,6 @@ describe('webhook administration', () => {
       more: false,
     });
     expect(receiver.received.length).toBe(before + 1);
+    expect((await t.node.app.inject('/metrics')).body).toMatch(/ticketrush_webhook_attempts_total\{outcome="DELIVERED"\} 1\n/);
   });
 });
