@@ -8,6 +8,7 @@ import { pgOrders } from './orders.js';
 import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
+import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgTickets } from './tickets.js';
 import { pgIdempotency, pgUsers } from './users.js';
@@ -49,6 +50,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgTickets(lanes.checkout),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    ...pgSettings(lanes.checkout),
     pools,
     async ping() {
       await lanes.checkout.query('SELECT 1');

@@ -11,6 +11,7 @@ import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
@@ -82,6 +83,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteSettings(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },
