@@ -6,6 +6,8 @@ import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
+import { openSqliteSandboxLedger } from './adapters/payments/sqlite-sandbox-ledger.js';
+import { secretFingerprint } from './adapters/crypto/secret-fingerprint.js';
 import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
@@ -14,7 +16,8 @@ import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
 import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
-import { openPgStore } from './adapters/postgres/pg-store.js';
+import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
+import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
@@ -23,7 +26,8 @@ import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
-import type { Config } from './config.js';
+import { SecretDisagreement, settleSecrets } from './app/shared-secrets.js';
+import { ConfigError, secretVariables, type Config, type SecretName, type Secrets } from './config.js';
 import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
@@ -93,15 +97,24 @@ export function describeStore(database: Config['database']): string {
 }
 
 /** The composition root: the only place that picks adapters and wires them into the application. */
-export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
+export async function composeNode(loaded: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
-  // Before anything in the directory is opened: a second server on it stops here, at once.
-  const dataDirLock = lockDataDir(config.dataDir);
-  // The lock stays whatever the store: the data directory also holds the sandbox ledger and secrets.
+  // Before anything in the directory is opened: a second server on it stops here, at once. Only
+  // on SQLite, where the directory holds the store, the secrets and the sandbox ledger; over
+  // PostgreSQL all three live in the database and many processes share it by design.
+  const dataDirLock = loaded.database.kind === 'sqlite' ? lockDataDir(loaded.dataDir) : { release() {} };
   let store: Store;
+  let config: Config;
   try {
-    store = await openConfiguredStore(config);
+    store = await openConfiguredStore(loaded);
   } catch (error) {
+    dataDirLock.release();
+    throw error;
+  }
+  try {
+    config = loaded.database.kind === 'sqlite' ? loaded : Object.freeze({ ...loaded, secrets: Object.freeze(await sharedSecrets(store, loaded)) });
+  } catch (error) {
+    await store.close();
     dataDirLock.release();
     throw error;
   }
@@ -113,7 +126,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
-      ledgerFile: join(config.dataDir, 'sandbox-provider.db'),
+      ledger: isPgStore(store) ? pgSandboxLedger(store.lanes.checkout) : openSqliteSandboxLedger(join(config.dataDir, 'sandbox-provider.db')),
       callbackUrl: () => `${baseUrl}/api/v1/payments/callback`,
       secret: config.secrets.payment,
       duplicateRate: config.sandboxDuplicateRate,
@@ -215,6 +228,27 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       await release();
     },
   };
+}
+
+function isPgStore(store: Store): store is PgStore {
+  return 'lanes' in store;
+}
+
+/**
+ * Over a shared database every process must use the same secrets: given ones are checked against
+ * the others' fingerprints, generated ones are the first process's. A disagreement stops the
+ * start as a configuration error naming the variable.
+ */
+async function sharedSecrets(store: Store, config: Config): Promise<Secrets> {
+  const names = Object.keys(secretVariables) as SecretName[];
+  try {
+    return await settleSecrets(store, names.map((name) => ({
+      name, variable: secretVariables[name], given: config.secretsGiven.includes(name), value: config.secrets[name],
+    })), secretFingerprint);
+  } catch (error) {
+    if (error instanceof SecretDisagreement) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** What the start did about TICKETRUSH_ADMIN_USER, said where the operator looks. */

@@ -23,6 +23,8 @@ export interface PgStoreOptions extends PgPoolOptions {
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
 export interface PgStore extends Store {
   readonly pools: Readonly<Record<keyof PgLanes, pg.Pool>>;
+  /** For the adapters that keep their own tables in the shared database (the sandbox ledger). */
+  readonly lanes: PgLanes;
 }
 
 /**
@@ -52,6 +54,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgAudit(lanes.checkout),
     ...pgSettings(lanes.checkout),
     pools,
+    lanes,
     async ping() {
       await lanes.checkout.query('SELECT 1');
     },
