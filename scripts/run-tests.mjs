@@ -36,7 +36,7 @@ const bookingSuites = [
     'tickets-pdf',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
-  'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts',
+  'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
 ];
 /** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */
 const quickSuites = ['test/domain', 'test/contract', 'test/http'];

@@ -105,10 +105,15 @@ drill
   });
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {
-  const { ConfigError } = await import('./config.js');
+  const { ConfigError, DependencyUnreachableError } = await import('./config.js');
   if (error instanceof ConfigError) {
     process.stderr.write(`ticketrush: configuration error: ${error.message}\n`);
     process.exit(2);
+  }
+  if (error instanceof DependencyUnreachableError) {
+    // One line the operator acts on (which service, which address, which variable), no stack.
+    process.stderr.write(`ticketrush: ${error.message}\n`);
+    process.exit(1);
   }
   process.stderr.write(`ticketrush: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);

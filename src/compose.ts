@@ -18,6 +18,8 @@ import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
 import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
 import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
 import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
+import { isConnectionFailure } from './adapters/postgres/connection-failure.js';
+import { probeRedis, redisAddress, redisReadiness } from './adapters/redis/probe.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
@@ -27,7 +29,7 @@ import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { SecretDisagreement, settleSecrets } from './app/shared-secrets.js';
-import { ConfigError, secretVariables, type Config, type SecretName, type Secrets } from './config.js';
+import { ConfigError, DependencyUnreachableError, secretVariables, type Config, type SecretName, type Secrets } from './config.js';
 import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
@@ -106,12 +108,16 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let store: Store;
   let config: Config;
   try {
-    store = await openConfiguredStore(loaded);
+    store = await openConfiguredStore(loaded).catch((error: unknown) => {
+      if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
+      throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
+    });
   } catch (error) {
     dataDirLock.release();
     throw error;
   }
   try {
+    if (loaded.redis !== null) await checkRedis(loaded.redis.url, loaded.database);
     config = loaded.database.kind === 'sqlite' ? loaded : Object.freeze({ ...loaded, secrets: Object.freeze(await sharedSecrets(store, loaded)) });
   } catch (error) {
     await store.close();
@@ -136,7 +142,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
   const releaseStorage = async (): Promise<void> => {
+    redisReady?.close();
     sandbox?.stop();
     try {
       await store.close();
@@ -175,6 +183,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
+    readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
@@ -228,6 +237,14 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       await release();
     },
   };
+}
+
+/** A configured Redis must answer at start (see probe.ts); the message names its address. */
+async function checkRedis(url: string, database: Config['database']): Promise<void> {
+  const timeoutMs = database.kind === 'postgres' ? Math.max(database.connectTimeoutMs, 1_000) : 2_000;
+  await probeRedis(url, timeoutMs).catch((error: unknown) => {
+    throw new DependencyUnreachableError(`cannot reach Redis at ${redisAddress(url)} (TICKETRUSH_REDIS_URL): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
 }
 
 function isPgStore(store: Store): store is PgStore {

@@ -109,6 +109,9 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {}
 
+/** A configured dependency (PostgreSQL, Redis) that does not answer at start: the message names it and its address. */
+export class DependencyUnreachableError extends Error {}
+
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
