@@ -61,7 +61,8 @@ program
       process.exit(1);
     }
     const store = describeStore(config.database);
-    node.app.log.info({ url, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
+    const publicUrl = config.publicUrl === '' ? {} : { publicUrl: config.publicUrl };
+    node.app.log.info({ url, ...publicUrl, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
     let stopping = false;
     const shutdown = (signal: string): void => {
       if (stopping) return;

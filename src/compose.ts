@@ -42,7 +42,7 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
-  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
+  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the address it listens at. */
   listen(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -218,8 +218,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     ctx,
     config,
     async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      if (baseUrl === '') baseUrl = address;
       listening = true;
       sandbox?.start();
       jobs = startBackgroundJobs(ctx, {
@@ -228,7 +228,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
         reconcileMs: config.reconcileMs,
         reconcileAfterMs: config.reconcileAfterMs,
       }, (job, error) => telemetry.jobFailed(job, error));
-      return baseUrl;
+      // This process's own address: behind a load balancer (TICKETRUSH_PUBLIC_URL) it differs
+      // from the public one, and the operator (and a test) must reach each process.
+      return address;
     },
     async stop() {
       jobs?.stop();
