@@ -10,7 +10,7 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', {
-    schema: { tags: ['operations'], summary: 'Storage is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
+    schema: { tags: ['operations'], summary: 'Storage (and Redis, when configured) is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
   }, async () => {
     // Every dependency at once; the answer names each one that is down (several processes behind
     // a load balancer: the operator sees which service this process cannot reach).
