@@ -39,14 +39,16 @@ describe('start-up chores run at the same moment', () => {
 
 describe('secrets settled through the shared store', () => {
   const fingerprint = (name: string, value: string): string => `${name}:${value.length}:${value.slice(0, 4)}`;
-  const candidate = (value: string, given: boolean) => [{ name: 'jwt', variable: 'TICKETRUSH_JWT_SECRET', given, value }] as const;
+  // A name of this test's own: on PostgreSQL the node itself settled the real secrets at start.
+  const name = `jwt-${Date.now().toString(36)}`;
+  const candidate = (value: string, given: boolean) => [{ name, variable: 'TICKETRUSH_JWT_SECRET', given, value }] as const;
 
   it('gives every process the first generated one, accepts the same given one, and refuses another, naming the variable', async () => {
     const { settleSecrets } = await import('../../src/app/shared-secrets.js');
     const store = t.node.ctx.store;
     const [a, b] = await Promise.all([settleSecrets(store, candidate('generated-by-a', false), fingerprint), settleSecrets(store, candidate('generated-by-b', false), fingerprint)]);
-    expect(a.jwt).toBe(b.jwt);
-    expect(await settleSecrets(store, candidate(a.jwt, true), fingerprint)).toEqual({ jwt: a.jwt });
+    expect(a[name]).toBe(b[name]);
+    expect(await settleSecrets(store, candidate(a[name] as string, true), fingerprint)).toEqual({ [name]: a[name] });
     await expect(settleSecrets(store, candidate('given-something-else', true), fingerprint)).rejects.toThrow(/^TICKETRUSH_JWT_SECRET differs from the value the other processes/);
   });
 });
