@@ -53,7 +53,9 @@ if (quick) {
 }
 
 /** Latency-bound suites run alone after the rest, each on its own, so no other file's load skews their figures. */
-const alone = ['test/load/herd.test.ts'];
+// The multi-process rush runs three servers and 300 buyers on its own too: beside other files its
+// 60 s idempotency takeover and settling would race their load for the same cores.
+const alone = ['test/load/herd.test.ts', 'test/load/multi-process.test.ts'];
 /** Lighthouse scores the built web app (performance included), on the embedded store only. */
 const aloneSqliteOnly = ['test/web/lighthouse.test.ts'];
 
