@@ -303,4 +303,30 @@ export const pgMigrations: readonly PgMigration[] = [
     );
     `,
   },
+  {
+    // Many processes over one database (issue 22): values they must agree on (generated secrets
+    // and every secret's fingerprint, the demo show's id), first writer wins; and the sandbox
+    // payment provider's ledger, so a payment opened through one process is simulated, called
+    // back and reconciled through any other.
+    version: 8,
+    name: 'settings shared by every process; the sandbox ledger',
+    sql: `
+    CREATE TABLE settings (
+      name text PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 100),
+      value text NOT NULL CHECK (length(value) <= 16384),
+      created_at bigint NOT NULL
+    );
+    CREATE TABLE sandbox_payments (
+      payment_id text PRIMARY KEY,
+      order_id text NOT NULL,
+      amount_cents bigint NOT NULL CHECK (amount_cents >= 0),
+      status text NOT NULL CHECK (status IN ('PENDING','SUCCEEDED','FAILED')),
+      delivered boolean NOT NULL DEFAULT false,
+      refunded boolean NOT NULL DEFAULT false,
+      idempotency_key text UNIQUE,
+      decided_at bigint
+    );
+    CREATE INDEX sandbox_payments_undelivered ON sandbox_payments (decided_at) WHERE NOT delivered AND status <> 'PENDING';
+    `,
+  },
 ];

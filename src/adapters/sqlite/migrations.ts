@@ -248,6 +248,16 @@ export const migrations: readonly Migration[] = [
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
   `,
+  // v14 (issue 22; v11-v13 belong to branches merged beside it): values every process must agree
+  // on, first writer wins (SettingsStore.settleSetting). IF NOT EXISTS, so its place in the array
+  // does not matter when the parallel branches' migrations are merged before it.
+  `
+  CREATE TABLE IF NOT EXISTS settings (
+    name TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 100),
+    value TEXT NOT NULL CHECK (length(value) <= 16384),
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -11,6 +11,7 @@ import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
@@ -84,6 +85,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
     ...sqliteWebhooks(db, gc),
+    ...sqliteSettings(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },

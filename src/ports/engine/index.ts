@@ -3,6 +3,7 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { OrderStore } from './orders.js';
 import type { PaymentStore } from './payments.js';
+import type { SettingsStore } from './settings.js';
 import type { ShowStore } from './shows.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
@@ -15,6 +16,7 @@ export * from './inventory.js';
 export * from './orders.js';
 export * from './outbox.js';
 export * from './payments.js';
+export * from './settings.js';
 export * from './shows.js';
 export * from './tickets.js';
 export * from './users.js';
@@ -29,7 +31,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
