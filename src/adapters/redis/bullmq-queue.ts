@@ -30,8 +30,14 @@ const concurrencyDefault = limits.jobConcurrencyMax;
  * others find it at their next poll: this bounds how late a dead process's hold is released.
  */
 const drainDelaySeconds = 1;
-/** A worker's close waits this long for the jobs it runs. */
-const closeWaitMs = 10_000;
+/** A worker's close waits this long for the jobs it runs; the queue's, for Redis. */
+const closeWaitMs = 5_000;
+const queueCloseWaitMs = 1_000;
+
+/** Waits for `work` at most `ms` (its failure is not the caller's concern: it is closing). */
+function within(ms: number, work: Promise<unknown>): Promise<unknown> {
+  return Promise.race([work.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, ms).unref())]);
+}
 
 /**
  * BullMQ's custom job ids may not contain ':' (its own key separator), and our keys do
@@ -103,13 +109,10 @@ export async function createBullmqQueue(options: BullmqQueueOptions): Promise<Jo
       worker.on('error', (error) => options.onError('worker', '', error));
     },
     async close() {
-      if (worker !== null) {
-        const closing = worker.close();
-        const late = await Promise.race([closing.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), closeWaitMs).unref())]);
-        // Jobs still running are let go: their locks run out and another worker runs them again.
-        if (late) await worker.close(true);
-      }
-      await queue.close();
+      // Each step bounded: with Redis away, BullMQ's own close would wait on it for ever. Jobs
+      // still running are let go: their locks run out and another worker runs them again.
+      if (worker !== null) await within(closeWaitMs, worker.close());
+      await within(queueCloseWaitMs, queue.close());
       workerConnection?.disconnect();
       producer.disconnect();
     },
