@@ -216,8 +216,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     },
   };
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
-  // deliver-webhook job), never on a request's path. No job queue is wired yet: the due pass,
-  // woken by the sink, sends at once.
+  // deliver-webhook job), never on a request's path. The due pass, woken by the sink, sends at
+  // once; with BullMQ each retry is also a delayed job, so it survives this process.
   const webhookSender = createUndiciSender();
   const webhookDelivery = new WebhookDelivery({
     store,
@@ -225,7 +225,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // randomInt's range is below 2^48: 47 bits of jitter are plenty.
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     sender: webhookSender,
-    jobs: null,
+    // On BullMQ each attempt is a job that outlives this process; in-process, the due pass alone.
+    jobs: config.redis === null ? null : queue,
     policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
     onError: (what, error) => telemetry.jobFailed(what, error),
     onAttempt: (outcome, durationMs) => telemetry.webhookAttempt(outcome, durationMs / 1000),
@@ -234,7 +235,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     store,
     clock,
     newDeliveryId: () => `dlv_${randomBytes(12).toString('hex')}`,
-    jobs: null,
+    // On BullMQ each attempt is a job that outlives this process; in-process, the due pass alone.
+    jobs: config.redis === null ? null : queue,
     wake: () => webhookDelivery.wake(),
     onError: (what, error) => telemetry.jobFailed(what, error),
   });
@@ -273,7 +275,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx));
+  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
   const release = async (): Promise<void> => {
@@ -303,7 +305,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx));
+    queue.start(jobHandlers(ctx, webhookDelivery));
     jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,

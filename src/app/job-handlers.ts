@@ -1,4 +1,4 @@
-import type { JobHandlers } from '../ports/jobs.js';
+import type { JobHandlers, JobPayloads } from '../ports/jobs.js';
 import type { AppContext } from './context.js';
 import { expireHold } from './expiry.js';
 import { issueOrderTickets } from './tickets.js';
@@ -8,7 +8,7 @@ import { issueOrderTickets } from './tickets.js';
  * twice or late (it re-reads the state and does nothing when there is nothing to do), since a
  * queue runs a job at least once.
  */
-export function jobHandlers(ctx: AppContext): JobHandlers {
+export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayloads['deliver-webhook']): Promise<void> }): JobHandlers {
   return {
     'expire-hold': async ({ holdId }) => {
       await expireHold(ctx, holdId);
@@ -16,5 +16,6 @@ export function jobHandlers(ctx: AppContext): JobHandlers {
     'issue-tickets': async ({ orderId }) => {
       await issueOrderTickets(ctx, orderId);
     },
+    'deliver-webhook': (data) => webhooks.runJob(data),
   };
 }
