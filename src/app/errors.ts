@@ -22,6 +22,10 @@ export const appErrorCodes = [
   /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
   'UNAUTHORIZED',
   'ORDER_NOT_TICKETED',
+  /** No show or campaign with that id (issue 23). */
+  'ACTIVITY_NOT_FOUND',
+  /** The flash sale has no item with that id. */
+  'ITEM_NOT_FOUND',
 ] as const;
 
 /**

@@ -30,6 +30,9 @@ export const domainErrorCodes = [
   'TICKET_ALREADY_USED',
   'TICKET_NOT_VALID',
   'INVARIANT_VIOLATED',
+  'SOLD_OUT',
+  'ACTIVITY_OFFLINE',
+  'INVALID_FLASH_SALE',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

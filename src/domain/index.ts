@@ -16,3 +16,5 @@ export * from './seat-layout.js';
 export * from './stage-distance.js';
 export * from './venue-geometry.js';
 export * from './show-edit.js';
+export * from './flash-sale.js';
+export * from './activity.js';

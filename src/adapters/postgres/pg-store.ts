@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
 import { createPgLanes, type PgLanes } from './db.js';
+import { pgFlashSales } from './flash-sales.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
@@ -40,15 +41,17 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   }
   const lanes = createPgLanes(pools, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
   let closed: Promise<void> | null = null;
+  const shows = pgShows(lanes.rush);
   return {
     ...pgUsers(lanes.rush),
-    ...pgShows(lanes.rush),
+    ...shows,
     ...pgInventory(lanes),
     ...pgOrders(lanes.checkout),
     ...pgPayments(lanes.checkout),
     ...pgTickets(lanes.checkout),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    ...pgFlashSales(lanes, shows),
     pools,
     async ping() {
       await lanes.checkout.query('SELECT 1');
