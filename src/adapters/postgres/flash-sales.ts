@@ -122,7 +122,7 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore): FlashSaleSto
     },
 
     async hasOrderOfActivity(userId, activityId) {
-      const { rowCount } = await lanes.checkout.query('SELECT 1 FROM orders WHERE user_id = $1 AND activity_id = $2 LIMIT 1', [userId, activityId]);
+      const { rowCount } = await lanes.checkout.query('SELECT 1 FROM orders WHERE user_id = $1 AND (activity_id = $2 OR (activity_id IS NULL AND show_id = $2)) LIMIT 1', [userId, activityId]);
       return (rowCount ?? 0) > 0;
     },
   };

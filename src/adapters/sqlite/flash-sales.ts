@@ -57,7 +57,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         starts_at = @saleEndsAt, version = version + 1
       WHERE show_id = @id AND ready = 1 AND version = @expectedVersion`),
     offline: db.prepare('UPDATE flash_sales SET offline = ? WHERE flash_sale_id = ?'),
-    participated: db.prepare('SELECT 1 FROM orders WHERE user_id = ? AND activity_id = ? LIMIT 1'),
+    participated: db.prepare('SELECT 1 FROM orders WHERE user_id = ?1 AND (activity_id = ?2 OR (activity_id IS NULL AND show_id = ?2)) LIMIT 1'),
   };
   const sale = (id: string): SaleRow | undefined => q.sale.get(id) as SaleRow | undefined;
 
