@@ -42,8 +42,8 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
     orderByKey: db.prepare('SELECT order_id FROM orders WHERE user_id = ? AND idempotency_key = ?'),
     // The per-buyer cap of the sale: one conditional upsert, as for a show's holds (the same table,
     // so a lapse gives the units back through the engine's own lapseHold).
-    unitsUp: db.prepare(`INSERT INTO user_show_units (user_id, show_id, units) SELECT ?1, ?2, ?3 WHERE ?3 <= ?4
-      ON CONFLICT (user_id, show_id) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= ?4`),
+    unitsUp: db.prepare(`INSERT INTO user_show_units (user_id, show_id, units) SELECT @userId, @saleId, @n WHERE @n <= @max
+      ON CONFLICT (user_id, show_id) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= @max`),
     units: db.prepare('SELECT units FROM user_show_units WHERE user_id = ? AND show_id = ?'),
     // The stock check: a conditional decrement; CHECK (available BETWEEN 0 AND capacity) backs it.
     stockDown: db.prepare('UPDATE sections SET available = available - ? WHERE show_id = ? AND section_id = ? AND available >= ?'),
@@ -57,7 +57,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         starts_at = @saleEndsAt, version = version + 1
       WHERE show_id = @id AND ready = 1 AND version = @expectedVersion`),
     offline: db.prepare('UPDATE flash_sales SET offline = ? WHERE flash_sale_id = ?'),
-    participated: db.prepare('SELECT 1 FROM orders WHERE user_id = ?1 AND (activity_id = ?2 OR (activity_id IS NULL AND show_id = ?2)) LIMIT 1'),
+    participated: db.prepare('SELECT 1 FROM orders WHERE user_id = @userId AND (activity_id = @activityId OR (activity_id IS NULL AND show_id = @activityId)) LIMIT 1'),
   };
   const sale = (id: string): SaleRow | undefined => q.sale.get(id) as SaleRow | undefined;
 
@@ -92,7 +92,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         const earlier = q.orderByKey.get(input.userId, input.idempotencyKey) as { order_id: string } | undefined;
         if (earlier !== undefined) return { ok: false, code: 'KEY_TAKEN', orderId: earlier.order_id };
         // The per-user cap first (the port's order), then the stock; a refusal of the second rolls back the first.
-        if (q.unitsUp.run(input.userId, input.flashSaleId, input.quantity, row.max_per_user).changes !== 1) {
+        if (q.unitsUp.run({ userId: input.userId, saleId: input.flashSaleId, n: input.quantity, max: row.max_per_user }).changes !== 1) {
           const claimed = (q.units.get(input.userId, input.flashSaleId) as { units: number } | undefined)?.units ?? 0;
           return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: row.max_per_user, claimed };
         }
@@ -135,6 +135,6 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         return { ok: true, sale: toSale(sale(input.activityId) as SaleRow) };
       }),
 
-    hasOrderOfActivity: async (userId, activityId) => q.participated.get(userId, activityId) !== undefined,
+    hasOrderOfActivity: async (userId, activityId) => q.participated.get({ userId, activityId }) !== undefined,
   };
 }
