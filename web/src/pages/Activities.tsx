@@ -34,7 +34,7 @@ export function Activities() {
           {list.data.activities.length === 0 && <p>{t('noActivities')}</p>}
           <ul class="cards">
             {list.data.activities.map((a) => {
-              const passed = now - list.data!.loadedAt;
+              const passed = Math.max(0, now - list.data!.loadedAt);
               const toStart = a.secondsToStart * 1000 - passed;
               const toEnd = a.secondsToEnd * 1000 - passed;
               // The countdown reaching zero moves the card on without a reload.

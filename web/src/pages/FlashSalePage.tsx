@@ -21,7 +21,8 @@ export function FlashSalePage({ flashSaleId }: { flashSaleId: string }) {
   if (sale.error !== null) return <p role="alert">{sale.error} <button type="button" onClick={sale.reload}>{t('retry')}</button></p>;
   if (sale.data === null) return <p role="status">{t('loading')}</p>;
   const { loadedAt, sale: s } = sale.data;
-  const passed = now - loadedAt;
+  // The tick may predate the load: never count time backwards.
+  const passed = Math.max(0, now - loadedAt);
   const toStart = s.secondsToStart * 1000 - passed;
   const toEnd = s.secondsToEnd * 1000 - passed;
   const open = s.status !== 'OFFLINE' && toStart <= 0 && toEnd > 0;
