@@ -111,6 +111,7 @@ export function createFlashSale(input: NewFlashSaleInput, flashSaleId: string, n
     imageUrl: input.imageUrl ?? null,
     currency: input.currency ?? null,
     version: 0,
+    campaign: 'FLASH_SALE',
   };
   const record: FlashSaleRecord = {
     flashSaleId, maxPerUser: input.maxPerUser, offline: false, createdAt: now,

@@ -265,6 +265,8 @@ export const pgMigrations: readonly PgMigration[] = [
     sql: `
     ALTER TABLE orders ADD COLUMN kind text NOT NULL DEFAULT 'SHOW' CHECK (kind IN ('SHOW','FLASH_SALE','BARGAIN'));
     ALTER TABLE orders ADD COLUMN activity_id text;
+    -- NULL on a show; FLASH_SALE on the show that carries a flash sale's stock (never held as a show).
+    ALTER TABLE shows ADD COLUMN campaign text CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE'));
     CREATE INDEX orders_by_user_activity ON orders (user_id, activity_id) WHERE activity_id IS NOT NULL;
     CREATE TABLE flash_sales (
       flash_sale_id text PRIMARY KEY,

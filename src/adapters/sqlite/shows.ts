@@ -70,9 +70,9 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
         show_id
       LIMIT @limit OFFSET @offset`),
     showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-        description, image_url, currency, version, ready)
+        description, image_url, currency, version, ready, campaign)
       VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt,
-        @description, @imageUrl, @currency, @version, 0)`),
+        @description, @imageUrl, @currency, @version, 0, @campaign)`),
     // Compare-and-set on the version: of two edits decided on one version, the second is stale.
     showUpdate: db.prepare(`UPDATE shows SET title = @title, description = @description, image_url = @imageUrl, venue = @venue, city = @city,
         starts_at = @startsAt, sale_starts_at = @saleStartsAt, sale_ends_at = @saleEndsAt, version = version + 1
@@ -100,7 +100,7 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
      */
     async createShow({ show }: CreateShowInput) {
       await gc.write('createShow', () => {
-        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap) });
+        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap), campaign: show.campaign ?? null });
         show.seatMap.sections.forEach((section, position) => {
           const capacity = sectionCapacity(section);
           const seated = section.kind === 'SEATED';
