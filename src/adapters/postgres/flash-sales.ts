@@ -1,6 +1,7 @@
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
 import { unexpected, type PgLanes } from './db.js';
+import { flashOrderStatement } from './flash-statements.js';
 import { toShow, type ShowRow } from './rows.js';
 import { insertHold, refuse, takeUnits, takeUserUnits } from './stock.js';
 
@@ -60,6 +61,35 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore): FlashSaleSto
     },
 
     async takeFlashSaleUnits(input) {
+      const success = (amount: number): TakeFlashSaleOutcome => {
+        const lines = [{ kind: 'UNITS', sectionId: input.itemId, quantity: input.quantity }] as const;
+        return {
+          ok: true,
+          order: {
+            orderId: input.orderId, kind: 'FLASH_SALE', activityId: input.flashSaleId, userId: input.userId, showId: input.flashSaleId, holdId: input.holdId,
+            idempotencyKey: input.idempotencyKey, lines, amountCents: amount, status: 'INIT', paymentId: null, createdAt: input.now, updatedAt: input.now,
+          },
+          hold: {
+            holdId: input.holdId, showId: input.flashSaleId, userId: input.userId, lines, totalPriceCents: amount, status: 'ACTIVE',
+            createdAt: input.now, expiresAt: input.expiresAt, extensions: 0,
+          },
+          changes: { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] },
+        };
+      };
+      // The common case in one statement; anything it cannot settle goes to the transaction below.
+      const fast = await db.statement('takeFlashSaleUnits', (c) => flashOrderStatement(c, input));
+      if (fast.ok) {
+        const r = fast.value;
+        if (r.order_id !== null) return success(r.total ?? 0);
+        if (r.open && r.picked && r.units === null) {
+          const { rows } = await db.query<{ units: number; max_per_user: number }>(
+            `SELECT coalesce((SELECT units FROM user_show_units WHERE user_id = $1 AND show_id = $2), 0) AS units,
+               (SELECT max_per_user FROM flash_sales WHERE flash_sale_id = $2) AS max_per_user`, [input.userId, input.flashSaleId]);
+          return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: rows[0]?.max_per_user ?? 0, claimed: rows[0]?.units ?? 0 };
+        }
+      } else if (!(fast.kind === 'unique' && fast.constraint === 'orders_one_per_user_key')) {
+        return unexpected('takeFlashSaleUnits', fast);
+      }
       const result = await db.tx('takeFlashSaleUnits', async (c): Promise<TakeFlashSaleOutcome> => {
         const { rows } = await c.query<{ max_per_user: number; offline: boolean; sale_starts_at: string; sale_ends_at: string; price_cents: number | null }>(
           `SELECT f.max_per_user, f.offline, s.sale_starts_at, s.sale_ends_at,
