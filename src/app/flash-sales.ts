@@ -111,6 +111,8 @@ export async function placeFlashOrder(ctx: AppContext, command: FlashOrderComman
   if (begun.kind === 'replay') return { order: await current(ctx, begun.order.orderId, begun.order), replayed: true };
   const { claim } = begun;
   let order: Order | null = null;
+  // When the order lapses unless paid: the hold's expiry (known here, so the answer reads nothing more).
+  let expiresAt: number | null = null;
   try {
     const earlier = await ctx.store.getOrderByKey(command.userId, command.idempotencyKey);
     if (earlier !== null) {
@@ -125,20 +127,21 @@ export async function placeFlashOrder(ctx: AppContext, command: FlashOrderComman
       if (hold === null) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       unwrap(requireActiveHold(hold, ctx.clock.now()));
       order = earlier;
+      expiresAt = hold.expiresAt;
     } else {
-      order = await take(ctx, command);
+      ({ order, expiresAt } = await take(ctx, command));
     }
     if (order.amountCents === 0) return { order: await settleFree(ctx, claim, order), replayed: false };
     const paymentId = await openPayment(ctx, order);
     const pending = await awaitPayment(ctx, claim, order, paymentId);
-    return { order: await current(ctx, pending.orderId, orderView(pending)), replayed: false };
+    return { order: { ...orderView(pending), expiresAt: expiresAt === null ? null : iso(expiresAt) }, replayed: false };
   } catch (error) {
     await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
     throw error;
   }
 }
 
-async function take(ctx: AppContext, command: FlashOrderCommand): Promise<Order> {
+async function take(ctx: AppContext, command: FlashOrderCommand): Promise<{ order: Order; expiresAt: number | null }> {
   const now = ctx.clock.now();
   const outcome: TakeFlashSaleOutcome = await ctx.store.takeFlashSaleUnits({
     flashSaleId: command.flashSaleId,
@@ -154,7 +157,7 @@ async function take(ctx: AppContext, command: FlashOrderCommand): Promise<Order>
   if (outcome.ok) {
     ctx.seatMaps.apply(outcome.changes);
     scheduleExpiry(ctx, outcome.hold);
-    return outcome.order;
+    return { order: outcome.order, expiresAt: outcome.hold.expiresAt };
   }
   switch (outcome.code) {
     case 'FLASH_SALE_NOT_FOUND': throw new AppError('ACTIVITY_NOT_FOUND', 'no such flash sale');
@@ -170,7 +173,7 @@ async function take(ctx: AppContext, command: FlashOrderCommand): Promise<Order>
       // A request with the same key opened its order first (between our read and our step).
       const taken = await ctx.store.getOrder(outcome.orderId);
       if (taken === null) throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
-      return taken;
+      return { order: taken, expiresAt: (await ctx.store.getHold(taken.holdId))?.expiresAt ?? null };
     }
   }
 }
