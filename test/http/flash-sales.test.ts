@@ -100,6 +100,7 @@ describe('flash sales', () => {
     // The sale's stock is not a show's: no hold through the show routes (no way around offline or the order kind).
     const asShow = await b.request('POST', `/api/v1/shows/${saleId}/holds`, { section: 'TEA', quantity: 1 });
     expect({ status: asShow.status, code: asShow.body.code }).toEqual({ status: 404, code: 'SHOW_NOT_FOUND' });
+    expect((await admin.request('PATCH', `/api/v1/admin/shows/${saleId}`, { title: 'Sneaky' })).status).toBe(404);
     expect((await order(b, 'fls_missing', { itemId: 'TEA', quantity: 1 })).status).toBe(404);
     const upcoming = await createSale({ start: Date.now() + 10 * minute, end: Date.now() + 20 * minute });
     const early = await order(b, upcoming, { itemId: 'TEA', quantity: 1 });
