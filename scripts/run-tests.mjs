@@ -35,6 +35,7 @@ const bookingSuites = [
     'organizer-shows',
     'tickets-pdf',
     'webhooks',
+    'flash-sales',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',

@@ -24,6 +24,10 @@ export const appErrorCodes = [
   'ORDER_NOT_TICKETED',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',
+  /** No show or campaign with that id (issue 23). */
+  'ACTIVITY_NOT_FOUND',
+  /** The flash sale has no item with that id. */
+  'ITEM_NOT_FOUND',
 ] as const;
 
 /**

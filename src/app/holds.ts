@@ -56,6 +56,8 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
   // The read model's copy of the show: its seat map never changes, and an edit replaces the copy (replaceShow) as it commits.
   const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
   const { show } = entry;
+  // A flash sale's stock is sold through its own route (its offline switch, its order kind).
+  if (show.campaign !== undefined) throw new AppError('SHOW_NOT_FOUND', 'no such show: this is a flash sale (POST /flash-sales/{id}/orders)');
   const { request } = command;
   const now = ctx.clock.now();
   const units = request.kind === 'seats' ? request.seatIds.length : request.quantity;

@@ -15,6 +15,7 @@ import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
 import { bookingRoutes } from './routes/booking.js';
+import { campaignRoutes } from './routes/campaigns.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -135,6 +136,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

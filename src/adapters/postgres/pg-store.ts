@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
 import { createPgLanes, type PgLanes } from './db.js';
+import { pgFlashSales } from './flash-sales.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
@@ -44,9 +45,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   }
   const lanes = createPgLanes(pools, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
   let closed: Promise<void> | null = null;
+  const shows = pgShows(lanes.rush);
   return {
     ...pgUsers(lanes.rush),
-    ...pgShows(lanes.rush),
+    ...shows,
     ...pgInventory(lanes),
     ...pgOrders(lanes.checkout),
     ...pgPayments(lanes.checkout),
@@ -55,6 +57,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgAudit(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
     ...pgSettings(lanes.checkout),
+    ...pgFlashSales(lanes, shows),
     pools,
     lanes,
     async ping() {

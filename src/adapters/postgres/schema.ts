@@ -329,4 +329,25 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX sandbox_payments_undelivered ON sandbox_payments (decided_at) WHERE NOT delivered AND status <> 'PENDING';
     `,
   },
+  {
+    // Issue 23, flash sales (the lead renumbers at merge): orders say what they sell (kind) and
+    // which campaign (activity_id, NULL on a show's order); a flash sale's own record beside the
+    // show that carries its stock (domain/flash-sale.ts).
+    version: 12,
+    name: 'order kinds and activities; flash sales',
+    sql: `
+    ALTER TABLE orders ADD COLUMN kind text NOT NULL DEFAULT 'SHOW' CHECK (kind IN ('SHOW','FLASH_SALE','BARGAIN'));
+    ALTER TABLE orders ADD COLUMN activity_id text;
+    -- NULL on a show; FLASH_SALE on the show that carries a flash sale's stock (never held as a show).
+    ALTER TABLE shows ADD COLUMN campaign text CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE'));
+    CREATE INDEX orders_by_user_activity ON orders (user_id, activity_id) WHERE activity_id IS NOT NULL;
+    CREATE TABLE flash_sales (
+      flash_sale_id text PRIMARY KEY,
+      max_per_user integer NOT NULL CHECK (max_per_user >= 1),
+      offline boolean NOT NULL DEFAULT false,
+      items jsonb NOT NULL,
+      created_at bigint NOT NULL
+    );
+    `,
+  },
 ];

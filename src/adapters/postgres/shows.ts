@@ -29,10 +29,10 @@ export function pgShows(db: PgDb): ShowStore {
       const result = await db.tx('createShow', async (c) => {
         await c.query(
           `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-             description, image_url, currency, version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+             description, image_url, currency, version, campaign)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
           [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt,
-            show.description, show.imageUrl, show.currency, show.version]);
+            show.description, show.imageUrl, show.currency, show.version, show.campaign ?? null]);
         for (const [position, section] of show.seatMap.sections.entries()) {
           const seated = section.kind === 'SEATED';
           const sellBy: SellBy = seated ? section.sellBy : 'QUANTITY';
@@ -72,7 +72,8 @@ export function pgShows(db: PgDb): ShowStore {
     },
     async listShows(page, now) {
       const { rows } = await db.query<ShowRow>(
-        `SELECT * FROM shows ORDER BY
+        // A flash sale's show carries its stock; the catalog lists the sale as a campaign instead.
+        `SELECT * FROM shows WHERE NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id) ORDER BY
            CASE WHEN $1 < sale_starts_at THEN 1 WHEN $1 < sale_ends_at THEN 0 ELSE 2 END,
            CASE WHEN $1 < sale_starts_at THEN sale_starts_at WHEN $1 < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
            show_id COLLATE "C"

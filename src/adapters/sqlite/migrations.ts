@@ -258,6 +258,24 @@ export const migrations: readonly Migration[] = [
     created_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // v18 (issue 23, flash sales; the lead renumbers at merge): orders say what they sell (kind) and
+  // which campaign (activity_id, NULL on a show's order, whose activity is its show); a flash
+  // sale's own record beside the show that carries its stock (domain/flash-sale.ts).
+  `
+  ALTER TABLE orders ADD COLUMN kind TEXT NOT NULL DEFAULT 'SHOW' CHECK (kind IN ('SHOW','FLASH_SALE','BARGAIN'));
+  ALTER TABLE orders ADD COLUMN activity_id TEXT;
+  -- NULL on a show; FLASH_SALE on the show that carries a flash sale's stock (never held as a show).
+  ALTER TABLE shows ADD COLUMN campaign TEXT CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE'));
+  CREATE INDEX orders_by_user_activity ON orders (user_id, activity_id) WHERE activity_id IS NOT NULL;
+  CREATE TABLE flash_sales (
+    flash_sale_id TEXT PRIMARY KEY,
+    max_per_user INTEGER NOT NULL CHECK (max_per_user >= 1),
+    offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),
+    -- [{"itemId","originalPriceCents"}]: read with the sale, never searched.
+    items TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

@@ -6,6 +6,7 @@ import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { groupCommit } from './group-commit.js';
+import { sqliteFlashSales } from './flash-sales.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
@@ -75,9 +76,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const shows = showCache(db);
   const shared = sqliteShared(db, shows);
   const choose = seatChooser(db);
+  const showStore = sqliteShows(db, gc);
   return {
     ...sqliteUsers(db, gc),
-    ...sqliteShows(db, gc),
+    ...showStore,
     ...sqliteInventory(db, gc, shows, shared, choose),
     ...sqliteOrders(db, gc, shared),
     ...sqlitePayments(db, gc, shared),
@@ -86,6 +88,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteAudit(db, shared),
     ...sqliteWebhooks(db, gc),
     ...sqliteSettings(db, gc),
+    ...sqliteFlashSales(db, gc, shows, showStore),
     async ping() {
       db.prepare('SELECT 1').get();
     },
