@@ -138,33 +138,4 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
       expect(rows[0]?.n).toBe(1);
     }
   });
-  it('storage guards refuse by themselves what the conditional statements never write (second line of defence)', async () => {
-    const { store, schema } = await open();
-    await showWithHold(store);
-    const made = createShow({
-      showId: 'show-ga', title: 't', venue: 'v', city: 'c', startsAt: T0 + 86_400_000 * 10, saleStartsAt: T0 - 1_000, saleEndsAt: T0 + 86_400_000, maxSeatsPerUser: null,
-      seatMap: { sections: [{ id: 'GA', name: 'GA', kind: 'GENERAL_ADMISSION', capacity: 10, priceCents: 100 }] },
-    }, T0);
-    if (!made.ok) throw new Error('show');
-    await store.createShow(made.value);
-    const sql = await client(schema);
-    const refused = async (statement: string, params: unknown[] = []): Promise<string | undefined> => {
-      try {
-        await sql.query(statement, params);
-        return undefined;
-      } catch (error) {
-        return (error as { constraint?: string }).constraint;
-      }
-    };
-    // A second live claim on A-1-1 (hold h1 has it): the partial unique index.
-    await sql.query(`INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at) VALUES ('h2', 'show-1', 'u1', 100, 1, 'ACTIVE', $1, $2)`, [T0, T0 + 60_000]);
-    expect(await refused("INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim) VALUES ('h2', 0, 'show-1', 'A', 'A-1-1', NULL, 1, true)")).toBe('hold_lines_one_live_claim');
-    // Stock below zero or above capacity: the bucket CHECK.
-    expect(await refused("UPDATE stock_buckets SET available = available - 100 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
-    expect(await refused("UPDATE stock_buckets SET available = available + 1 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
-    // A buyer's units below zero: the counter CHECK.
-    expect(await refused("UPDATE user_show_units SET units = units - 100 WHERE user_id = 'u1'")).toBe('user_units_not_negative');
-    // A seat HELD by nobody: the ownership CHECK.
-    expect(await refused("UPDATE seats SET hold_id = NULL WHERE seat_id = 'A-1-1'")).toBe('seat_owned_unless_available');
-  });
 });
