@@ -22,6 +22,7 @@ import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { warmReadModels } from './app/warm-up.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
 import { limits } from './domain/index.js';
@@ -47,6 +48,11 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
+  /**
+   * Open the database pools' connections before listening and keep them (default true, as a
+   * deployed server should). In-process test nodes turn it off: many share one PostgreSQL.
+   */
+  readonly warmStore?: boolean;
 }
 
 /**
@@ -54,7 +60,7 @@ export interface ComposeOptions {
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean } = {}): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
     return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
@@ -69,6 +75,7 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
     lockTimeoutMs: database.lockTimeoutMs,
     statementTimeoutMs: database.statementTimeoutMs,
     retriesMax: database.retriesMax,
+    ...(options.warm === true ? { warm: true } : {}),
   });
 }
 
@@ -100,7 +107,8 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   // The lock stays whatever the store: the data directory also holds the sandbox ledger and secrets.
   let store: Store;
   try {
-    store = await openConfiguredStore(config);
+    // A server: its pools opened before it listens (the first onsale after a deploy must not open them).
+    store = await openConfiguredStore(config, { warm: options.warmStore ?? true });
   } catch (error) {
     dataDirLock.release();
     throw error;
@@ -183,6 +191,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     if (config.demo) await ensureDemoShow(ctx);
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // The read models of the shows on sale (or about to be) loaded before the first request.
+    const warmed = await warmReadModels(ctx);
+    if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
   } catch (error) {
     await release();
     throw error;

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPgStore } from '../../src/adapters/postgres/pg-store.js';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pg-store.js';
 import { createPgPool } from '../../src/adapters/postgres/pool.js';
 import { inTransaction } from '../../src/adapters/postgres/transaction.js';
 import { createShow } from '../../src/domain/index.js';
@@ -20,12 +20,13 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
     for (const schema of schemas) await dropSchema(url, schema);
   });
 
-  async function open(overrides: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {}): Promise<{ store: Store; schema: string }> {
+  async function open(overrides: { lockTimeoutMs?: number; statementTimeoutMs?: number; idleTimeoutMs?: number; warm?: boolean } = {}): Promise<{ store: PgStore; schema: string }> {
     const schema = uniqueSchemaName();
     schemas.push(schema);
     const store = await openPgStore({
-      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3,
+      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000, retriesMax: 3,
       lockTimeoutMs: overrides.lockTimeoutMs ?? 200, statementTimeoutMs: overrides.statementTimeoutMs ?? 5_000,
+      ...(overrides.warm === undefined ? {} : { warm: overrides.warm }),
     });
     closers.push(() => store.close());
     return { store, schema };
@@ -137,5 +138,25 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
       const { rows } = await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM users WHERE role = 'ADMIN'");
       expect(rows[0]?.n).toBe(1);
     }
+  });
+
+  it('opens a warm store with every connection open, kept open while idle, and the claims prepared on each (cold-start herd)', async () => {
+    const { store } = await open({ warm: true, idleTimeoutMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect([store.pools.rush.totalCount, store.pools.checkout.totalCount]).toEqual([4, 2]);
+    const prepared = await Promise.all(Array.from({ length: 4 }, () => store.pools.rush.connect()));
+    try {
+      for (const c of prepared) {
+        const { rows } = await c.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+        expect(rows.map((r) => r.name)).toEqual(['claim-seats', 'claim-units', 'free-rows']);
+      }
+    } finally {
+      for (const c of prepared) c.release();
+    }
+    // A store opened for a tool or a test stays lazy: nothing open it did not use.
+    const lazy = await open({ idleTimeoutMs: 100 });
+    expect(lazy.store.pools.rush.totalCount).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect([lazy.store.pools.rush.totalCount, lazy.store.pools.checkout.totalCount]).toEqual([0, 0]);
   });
 });
