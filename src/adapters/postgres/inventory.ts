@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { formsAdjacentRun, type Hold, type ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, holdPriceCents, type Hold, type ReservationLine } from '../../domain/index.js';
 import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../ports/engine/index.js';
 import { pgBestAvailable } from './best-available.js';
 import { adjacentTaken, heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
@@ -19,7 +19,7 @@ interface SectionRow { section_id: string; kind: 'SEATED' | 'GENERAL_ADMISSION';
 /** Seat claims: insert the hold and one line row per seat, priced by section. */
 async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>, sections: ReadonlyMap<string, SectionRow>, taken: SeatChange[], adjacent: boolean): Promise<ClaimOutcome> {
   const lines = seatLinesOf(seatIds, sectionOf);
-  const total = seatIds.reduce((sum, id) => sum + (sections.get(sectionOf.get(id) as string)?.price_cents ?? 0), 0);
+  const total = holdPriceCents(lines, (sectionId) => sections.get(sectionId)?.price_cents);
   await insertHold(c, { ...input, totalPriceCents: total, units: seatIds.length, createdAt: input.now },
     seatIds.map((seatId) => ({ sectionId: sectionOf.get(seatId) as string, seatId, bucket: null, quantity: 1 })));
   return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
@@ -117,10 +117,10 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
         const units = await takeUserUnits(c, input.userId, input.showId, input.quantity, input.userUnitsMax);
         if (!units.ok) refuse<ClaimOutcome>({ ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: units.claimed });
         if (!take.ok) refuse<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: take.available });
-        const total = input.quantity * section.price_cents;
+        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
+        const total = holdPriceCents(lines, () => section.price_cents);
         await insertHold(c, { ...input, totalPriceCents: total, units: input.quantity, createdAt: input.now },
           take.takes.map((t) => ({ sectionId: input.sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })));
-        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
         return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } } as const;
       });
       if (result.ok) return result.value;
