@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { storageReadiness } from '../../app/readiness.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { errorResponses } from '../schemas.js';
@@ -12,11 +13,8 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
   app.get('/readyz', {
     schema: { tags: ['operations'], summary: 'Storage is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
   }, async () => {
-    try {
-      await deps.ctx.store.ping();
-    } catch (error) {
-      throw new HttpError('STORAGE_UNAVAILABLE', `storage is not reachable: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    const readiness = await storageReadiness(deps.ctx);
+    if (!readiness.ready) throw new HttpError('STORAGE_UNAVAILABLE', `storage is not reachable: ${readiness.reason}`);
     return { status: 'ready' as const };
   });
 
