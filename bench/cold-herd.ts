@@ -6,7 +6,7 @@
 // Run alone: `node --import tsx bench/cold-herd.ts` (BENCH_STORES, BENCH_COLD_ROUNDS); `npm run
 // bench` runs it as its part "cold". The server is dist/ (bin/ticketrush.js): build first.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openConfiguredStore } from '../src/compose.js';
@@ -25,6 +25,8 @@ const rows = 40;
 const seatsPerRow = 50;
 const ratioMax = 3;
 const jwtSecret = 'cold-herd-bench-jwt-secret-0123456789abcdef';
+/** BENCH_TICKETRUSH_BIN: another build's bin/ticketrush.js, to compare a before and an after in one run. */
+const serverBin = process.env.BENCH_TICKETRUSH_BIN ?? 'bin/ticketrush.js';
 
 export interface ColdHerdFigures {
   readonly backend: ColdBackend;
@@ -35,6 +37,12 @@ export interface ColdHerdFigures {
   readonly ratio: number;
   /** The same herd on a second show right after, the process warm: what the cold one is compared with. */
   readonly warmHoldsP99Ms: number;
+  /**
+   * CPU time the server process spent on each herd (user + system, from /proc): on a machine
+   * shared with other work, wall-clock latency is noisy, CPU time much less so. A cold herd that
+   * costs the CPU of a warm one waits for something (connections, loads) rather than computes.
+   */
+  readonly serverCpuMs: { readonly healthz: number; readonly coldHerd: number; readonly warmHerd: number };
   /** Answers other than 201 (holds) or 200 (healthz), by status and code. */
   readonly refused: Readonly<Record<string, number>>;
 }
@@ -58,7 +66,7 @@ export async function coldHerdRound(backend: ColdBackend): Promise<ColdHerdFigur
       await store.close();
     }
     // The show is put on sale by the release before the deploy: a first server creates it and stops.
-    const before = await startChildServer(['bin/ticketrush.js', 'start'], serverEnv, join(dataDir, 'before.log'));
+    const before = await startChildServer([serverBin, 'start'], serverEnv, join(dataDir, 'before.log'));
     const showIds: string[] = [];
     try {
       const now = Date.now();
@@ -77,18 +85,23 @@ export async function coldHerdRound(backend: ColdBackend): Promise<ColdHerdFigur
       await before.stop();
     }
     // The deploy: a new process, and the onsale as the first thing it serves.
-    server = await startChildServer(['bin/ticketrush.js', 'start'], serverEnv, join(dataDir, 'server.log'));
+    server = await startChildServer([serverBin, 'start'], serverEnv, join(dataDir, 'server.log'));
     const url = server.url;
     const buyers = users.slice(1).map((u) => HttpBuyer.signedIn(url, u.username, tokens.issue(u)));
     const probes = buyers.map(() => new HttpBuyer(url, 'probe'));
+    const pid = server.child.pid ?? 0;
+    const cpu0 = cpuMsOf(pid);
     const health = await Promise.all(probes.map((p) => timed(() => p.call('GET', '/healthz'))));
+    const cpu1 = cpuMsOf(pid);
     const herd = (showId: string) => Promise.all(buyers.map((b) => timed(() => b.call('POST', `/api/v1/shows/${showId}/holds`, { quantity: 2 }))));
     const replies = await herd(showIds[0] as string);
+    const cpu2 = cpuMsOf(pid);
     const h = percentiles(health.map((r) => r.ms));
     const holds = percentiles(replies.map((r) => r.ms));
     // The same herd again on the second show: the process is warm now (for comparison only).
     const warmReplies = await herd(showIds[1] as string);
     const warm = percentiles(warmReplies.map((r) => r.ms));
+    const cpu3 = cpuMsOf(pid);
     const refused: Record<string, number> = {};
     for (const r of [...replies.filter((x) => x.value.status !== 201), ...health.filter((x) => x.value.status !== 200)]) {
       const key = `${r.value.status} ${(r.value.body as { code?: string } | null)?.code ?? ''}`.trim();
@@ -98,7 +111,8 @@ export async function coldHerdRound(backend: ColdBackend): Promise<ColdHerdFigur
       const key = `warm ${r.value.status} ${(r.value.body as { code?: string } | null)?.code ?? ''}`.trim();
       refused[key] = (refused[key] ?? 0) + 1;
     }
-    return { backend, healthzP99Ms: h.p99, holdsP50Ms: holds.p50, holdsP99Ms: holds.p99, holdsMaxMs: holds.max, ratio: holds.p99 / h.p99, warmHoldsP99Ms: warm.p99, refused };
+    return { backend, healthzP99Ms: h.p99, holdsP50Ms: holds.p50, holdsP99Ms: holds.p99, holdsMaxMs: holds.max, ratio: holds.p99 / h.p99, warmHoldsP99Ms: warm.p99, refused,
+      serverCpuMs: { healthz: cpu1 - cpu0, coldHerd: cpu2 - cpu1, warmHerd: cpu3 - cpu2 } };
   } finally {
     await server?.stop();
     if (schema !== null) await dropSchema(databaseUrl, schema).catch(() => undefined);
@@ -106,9 +120,20 @@ export async function coldHerdRound(backend: ColdBackend): Promise<ColdHerdFigur
   }
 }
 
+/** User + system CPU milliseconds of a process so far (Linux /proc; 0 elsewhere). */
+function cpuMsOf(pid: number): number {
+  try {
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis): utime is the 12th, stime the 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
 export function describeColdHerd(f: ColdHerdFigures): string {
   return `${f.backend}: cold herd of ${buyersCount} x 2 best-available of ${rows * seatsPerRow}: p50 ${f.holdsP50Ms.toFixed(0)} ms, p99 ${f.holdsP99Ms.toFixed(0)} ms, max ${f.holdsMaxMs.toFixed(0)} ms; `
-    + `${buyersCount} GET /healthz p99 ${f.healthzP99Ms.toFixed(0)} ms; ratio ${f.ratio.toFixed(2)} (target <= ${ratioMax}: ${f.ratio <= ratioMax ? 'PASS' : 'FAIL'}); then warm: p99 ${f.warmHoldsP99Ms.toFixed(0)} ms${Object.keys(f.refused).length > 0 ? `; not 2xx: ${JSON.stringify(f.refused)}` : ''}`;
+    + `${buyersCount} GET /healthz p99 ${f.healthzP99Ms.toFixed(0)} ms; ratio ${f.ratio.toFixed(2)} (target <= ${ratioMax}: ${f.ratio <= ratioMax ? 'PASS' : 'FAIL'}); then warm: p99 ${f.warmHoldsP99Ms.toFixed(0)} ms; server CPU ${f.serverCpuMs.healthz} / ${f.serverCpuMs.coldHerd} / ${f.serverCpuMs.warmHerd} ms (healthz / cold / warm herd)${Object.keys(f.refused).length > 0 ? `; not 2xx: ${JSON.stringify(f.refused)}` : ''}`;
 }
 
 /** Every selected backend, `rounds` fresh servers each; the median round's ratio is the figure. */

@@ -159,4 +159,20 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect([lazy.store.pools.rush.totalCount, lazy.store.pools.checkout.totalCount]).toEqual([0, 0]);
   });
+
+  it('warms a store over a show on sale without writing anything: the warm-up claims are rolled back', async () => {
+    const { store, schema } = await open();
+    await showWithHold(store);
+    await store.close();
+    const warm = await openPgStore({
+      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3, lockTimeoutMs: 200, statementTimeoutMs: 5_000, warm: true,
+    });
+    closers.push(() => warm.close());
+    const sql = await client(schema);
+    const { rows } = await sql.query<{ users: number; holds: number; lines: number; units: number; moved: number }>(`SELECT
+      (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM holds) AS holds, (SELECT count(*)::int FROM hold_lines) AS lines,
+      (SELECT count(*)::int FROM user_show_units) AS units, (SELECT count(*)::int FROM seats WHERE status <> 'AVAILABLE' OR version <> 0) AS moved`);
+    // The show's one hold (h1 on A-1-1, by u1) and nothing else.
+    expect(rows[0]).toEqual({ users: 1, holds: 1, lines: 1, units: 1, moved: 1 });
+  });
 });

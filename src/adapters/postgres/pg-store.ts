@@ -45,7 +45,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
   const end = () => Promise.all([pools.rush.end(), pools.checkout.end()]).then(() => undefined);
   try {
     await migratePg(pools.checkout, options.schema, pgMigrations);
-    if (options.warm === true) await Promise.all([warmPool(pools.rush, options.poolMax, true), warmPool(pools.checkout, options.checkoutPoolMax, false)]);
+    // Best effort too: a database that cannot give every connection now (max_connections) still serves, as it would have.
+    if (options.warm === true) await Promise.all([warmPool(pools.rush, options.poolMax, true), warmPool(pools.checkout, options.checkoutPoolMax, false)]).catch(() => undefined);
   } catch (error) {
     await end();
     throw error;
