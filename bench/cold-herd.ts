@@ -3,6 +3,18 @@
 // the server process has just started, and the herd is the first thing it serves. Judged against
 // a herd of 500 `GET /healthz` from the same client in the same run, sent just before it to the
 // same fresh process: target p99(holds) <= 3 x p99(healthz).
+// Where the cold time went (2026-11-25, a 2-core machine at load 9-20, so wall-clock figures are
+// noisy; the server's CPU per herd, from /proc, much less so):
+// - fixed: the rush pool opened its connections inside the herd (now opened before listening and
+//   kept, pg-pool min); every first best-available claim read and parsed the show's seat map (now
+//   one shared read); the read model was loaded by the first requests (now before listening); a
+//   backend's first writing claim took 10-57 ms against 1 ms (FK plans, index opens: now one
+//   rolled-back claim per connection). With those, the PostgreSQL sockets' writev time of the
+//   cold herd fell to that of a warm one in the CPU profile (156 vs 134 samples; 206 vs 63 before).
+// - left: the cold herd still costs the server about 2x the CPU of the same herd right after
+//   (550-670 ms against 290-400 ms), spread over the whole request path (chooser, pg, fastify)
+//   and V8's compiler threads; --always-sparkplug does not change it, so it is optimisation
+//   (Maglev/TurboFan) of a path that has never run, which no warm-up without writes reaches.
 // Run alone: `node --import tsx bench/cold-herd.ts` (BENCH_STORES, BENCH_COLD_ROUNDS); `npm run
 // bench` runs it as its part "cold". The server is dist/ (bin/ticketrush.js): build first.
 import { randomUUID } from 'node:crypto';
