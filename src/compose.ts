@@ -28,6 +28,7 @@ import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { warmReadModels } from './app/warm-up.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
 import { createWebhookSink } from './app/webhook-sink.js';
@@ -62,6 +63,11 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
+  /**
+   * Open the database pools' connections before listening and keep them (default true, as a
+   * deployed server should). In-process test nodes turn it off: many share one PostgreSQL.
+   */
+  readonly warmStore?: boolean;
 }
 
 /**
@@ -69,7 +75,7 @@ export interface ComposeOptions {
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean } = {}): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
     return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
@@ -84,6 +90,7 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
     lockTimeoutMs: database.lockTimeoutMs,
     statementTimeoutMs: database.statementTimeoutMs,
     retriesMax: database.retriesMax,
+    ...(options.warm === true ? { warm: true } : {}),
   });
 }
 
@@ -117,7 +124,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let store: Store;
   let config: Config;
   try {
-    store = await openConfiguredStore(loaded).catch((error: unknown) => {
+    // A server: its pools opened before it listens (the first onsale after a deploy must not open them).
+    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? true }).catch((error: unknown) => {
       if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
       throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
     });
@@ -257,6 +265,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (config.demo) await ensureDemoShow(ctx);
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // The read models of the shows on sale (or about to be) loaded before the first request.
+    const warmed = await warmReadModels(ctx);
+    if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
   } catch (error) {
     await release();
     throw error;

@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.js';
-import { StoreBusyError } from '../ports/engine/index.js';
+import { StoreBusyError } from '../app/errors.js';
 import { limits } from '../domain/index.js';
 import { AllowedMethods } from './allowed-methods.js';
 import { respondToClientError } from './client-errors.js';

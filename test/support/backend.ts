@@ -85,7 +85,7 @@ export async function startTestNode(options: { env?: Record<string, string>; clo
       ...database.env,
       ...options.env,
     });
-    node = await composeNode(config, { logger: false, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    node = await composeNode(config, { logger: false, warmStore: false, ...(options.clock === undefined ? {} : { clock: options.clock }) });
   } catch (error) {
     await database.drop();
     throw error;

@@ -21,7 +21,7 @@ export interface SeatStatementResult {
   readonly units: number | null;
   readonly total: number;
   /** The seats taken, as they are after the change, with their sections. */
-  readonly taken: readonly { readonly seatId: string; readonly sectionId: string; readonly version: number }[];
+  readonly taken: readonly { readonly seatId: string; readonly sectionId: string; readonly version: number; readonly row: number; readonly number: number }[];
   /** The seats asked for that were free, sold by seat, and not being taken by anyone else. */
   readonly locked: readonly string[];
 }
@@ -51,7 +51,7 @@ export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, se
      taken AS (
        UPDATE seats s SET status = 'HELD', hold_id = $6, version = s.version + 1
        FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND EXISTS (SELECT 1 FROM u)
-       RETURNING s.seat_id, s.section_id, s.version),
+       RETURNING s.seat_id, s.section_id, s.version, s.row_no, s.seat_no),
      price AS (
        SELECT coalesce(sum(c.price_cents), 0)::int AS total
        FROM locked JOIN sections c ON c.show_id = $1 AND c.section_id = locked.section_id),
@@ -64,7 +64,7 @@ export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, se
        SELECT $6, t.n - 1, $1, locked.section_id, t.seat_id, NULL, 1, true
        FROM unnest($2::text[]) WITH ORDINALITY AS t(seat_id, n) JOIN locked ON locked.seat_id = t.seat_id WHERE EXISTS (SELECT 1 FROM h))
      SELECT (SELECT ok FROM complete) AS complete, (SELECT units FROM u) AS units, (SELECT total FROM price) AS total,
-       (SELECT json_agg(json_build_object('seatId', seat_id, 'sectionId', section_id, 'version', version)) FROM taken) AS taken,
+       (SELECT json_agg(json_build_object('seatId', seat_id, 'sectionId', section_id, 'version', version, 'row', row_no, 'number', seat_no)) FROM taken) AS taken,
        (SELECT array_agg(seat_id) FROM locked) AS locked`,
     values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
   });

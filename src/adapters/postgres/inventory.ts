@@ -1,8 +1,8 @@
 import type pg from 'pg';
-import type { Hold, ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, holdPriceCents, type Hold, type ReservationLine } from '../../domain/index.js';
 import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../ports/engine/index.js';
 import { pgBestAvailable } from './best-available.js';
-import { heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
+import { adjacentTaken, heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
 import { unexpected, type PgLanes } from './db.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
@@ -19,7 +19,7 @@ interface SectionRow { section_id: string; kind: 'SEATED' | 'GENERAL_ADMISSION';
 /** Seat claims: insert the hold and one line row per seat, priced by section. */
 async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>, sections: ReadonlyMap<string, SectionRow>, taken: SeatChange[], adjacent: boolean): Promise<ClaimOutcome> {
   const lines = seatLinesOf(seatIds, sectionOf);
-  const total = seatIds.reduce((sum, id) => sum + (sections.get(sectionOf.get(id) as string)?.price_cents ?? 0), 0);
+  const total = holdPriceCents(lines, (sectionId) => sections.get(sectionId)?.price_cents);
   await insertHold(c, { ...input, totalPriceCents: total, units: seatIds.length, createdAt: input.now },
     seatIds.map((seatId) => ({ sectionId: sectionOf.get(seatId) as string, seatId, bucket: null, quantity: 1 })));
   return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
@@ -48,18 +48,18 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
       if (fast.ok && fast.value.complete) {
         const r = fast.value;
         if (r.units === null) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await db.read((c) => unitsOf(c, input.userId, input.showId)) };
-        return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: false, changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
+        return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: adjacentTaken(r), changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
       }
       if (!fast.ok && !(fast.kind === 'unique' && fast.constraint === 'hold_lines_one_live_claim')) return unexpected('claimSeats', fast);
       // A seat missing, taken, or being taken right now: the transaction below waits for the other
       // claims on these seats and gives the exact refusal (or takes them, if those rolled back).
       const result = await db.tx('claimSeats', async (c) => {
-        const { rows } = await c.query<{ seat_id: string; section_id: string; sell_by: string; price_cents: number }>(
+        const { rows } = await c.query<{ seat_id: string; section_id: string; row_no: number; seat_no: number; sell_by: string; price_cents: number }>(
           // The seats by primary key first (MATERIALIZED), then their sections: joined in one
           // step, stale statistics let the planner scan whole sections by seats_by_row instead
           // (50 ms a claim on a 100,000-seat show).
-          `WITH s AS MATERIALIZED (SELECT seat_id, section_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]))
-           SELECT s.seat_id, s.section_id, c.sell_by, c.price_cents FROM s
+          `WITH s AS MATERIALIZED (SELECT seat_id, section_id, row_no, seat_no FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]))
+           SELECT s.seat_id, s.section_id, s.row_no, s.seat_no, c.sell_by, c.price_cents FROM s
            JOIN sections c ON c.show_id = $1 AND c.section_id = s.section_id`, [input.showId, input.seatIds]);
         const bySeat = new Map(rows.filter((r) => r.sell_by === 'SEAT').map((r) => [r.seat_id, r]));
         const unknown = input.seatIds.filter((id) => !bySeat.has(id));
@@ -76,7 +76,8 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
         const sectionOf = new Map([...bySeat].map(([id, r]) => [id, r.section_id]));
         const sections = new Map([...bySeat.values()].map((r) => [r.section_id, { section_id: r.section_id, kind: 'SEATED', sell_by: 'SEAT', price_cents: r.price_cents } as SectionRow]));
         const byId = new Map(taken.map((s) => [s.seatId, s]));
-        return commitSeatHold(c, input, input.seatIds, sectionOf, sections, input.seatIds.map((id) => byId.get(id) as SeatChange), false);
+        const adjacent = formsAdjacentRun([...bySeat.values()].map((r) => ({ section: r.section_id, row: r.row_no, number: r.seat_no })));
+        return commitSeatHold(c, input, input.seatIds, sectionOf, sections, input.seatIds.map((id) => byId.get(id) as SeatChange), adjacent);
       });
       if (result.ok) return result.value;
       // Only reachable with the conditional update gone: the unique index still refuses a second live claim.
@@ -116,10 +117,10 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
         const units = await takeUserUnits(c, input.userId, input.showId, input.quantity, input.userUnitsMax);
         if (!units.ok) refuse<ClaimOutcome>({ ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: units.claimed });
         if (!take.ok) refuse<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: take.available });
-        const total = input.quantity * section.price_cents;
+        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
+        const total = holdPriceCents(lines, () => section.price_cents);
         await insertHold(c, { ...input, totalPriceCents: total, units: input.quantity, createdAt: input.now },
           take.takes.map((t) => ({ sectionId: input.sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })));
-        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
         return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } } as const;
       });
       if (result.ok) return result.value;

@@ -12,6 +12,7 @@ import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgTickets } from './tickets.js';
+import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
 import { pgWebhooks } from './webhooks.js';
 
@@ -20,6 +21,12 @@ export interface PgStoreOptions extends PgPoolOptions {
   readonly retriesMax: number;
   /** Connections of the checkout lane's own pool (db.ts); `poolMax` is the rush lane's. */
   readonly checkoutPoolMax: number;
+  /**
+   * A server about to listen: open every connection of both pools now, keep them open (poolMin),
+   * and prepare the claims' statements on each (warm.ts). Tests and tools that open a store
+   * leave it off, so they hold no more connections than they use.
+   */
+  readonly warm?: boolean;
 }
 
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
@@ -35,10 +42,16 @@ export interface PgStore extends Store {
  * transactions run side by side). Opening runs the migrations (advisory-locked, see migrate.ts).
  */
 export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
-  const pools = { rush: createPgPool(options), checkout: createPgPool({ ...options, poolMax: options.checkoutPoolMax }) };
+  const poolMin = (max: number): number => (options.warm === true ? max : 0);
+  const pools = {
+    rush: createPgPool({ ...options, poolMin: poolMin(options.poolMax) }),
+    checkout: createPgPool({ ...options, poolMax: options.checkoutPoolMax, poolMin: poolMin(options.checkoutPoolMax) }),
+  };
   const end = () => Promise.all([pools.rush.end(), pools.checkout.end()]).then(() => undefined);
   try {
     await migratePg(pools.checkout, options.schema, pgMigrations);
+    // Best effort too: a database that cannot give every connection now (max_connections) still serves, as it would have.
+    if (options.warm === true) await Promise.all([warmPool(pools.rush, options.poolMax, true), warmPool(pools.checkout, options.checkoutPoolMax, false)]).catch(() => undefined);
   } catch (error) {
     await end();
     throw error;

@@ -1,5 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
-import { formsAdjacentRun, seatLines, type Hold, type ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, holdPriceCents, seatLines, unitsOf, type Hold, type ReservationLine } from '../../domain/index.js';
 import type {
   ClaimBase, ClaimBestAvailableInput, ClaimOutcome, ClaimSeatsInput, ClaimUnitsInput, ExtendHoldInput, ExtendHoldOutcome,
   InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome, Page,
@@ -68,22 +68,14 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
 
   /** Inserts the hold and its lines (lines already taken), and returns it. */
   function insertHold(input: ClaimBase, info: ShowInfo, lines: readonly ReservationLine[]): Hold {
-    let units = 0;
-    let price = 0;
     const values: unknown[] = [];
     let lineNo = 0;
     for (const line of lines) {
-      const priceCents = info.sections.get(line.sectionId)?.priceCents ?? 0;
-      if (line.kind === 'SEATS') {
-        for (const seatId of line.seatIds) values.push(input.holdId, lineNo++, input.showId, line.sectionId, seatId, 1);
-        units += line.seatIds.length;
-        price += line.seatIds.length * priceCents;
-      } else {
-        values.push(input.holdId, lineNo++, input.showId, line.sectionId, null, line.quantity);
-        units += line.quantity;
-        price += line.quantity * priceCents;
-      }
+      if (line.kind === 'SEATS') for (const seatId of line.seatIds) values.push(input.holdId, lineNo++, input.showId, line.sectionId, seatId, 1);
+      else values.push(input.holdId, lineNo++, input.showId, line.sectionId, null, line.quantity);
     }
+    const units = unitsOf(lines);
+    const price = holdPriceCents(lines, (sectionId) => info.sections.get(sectionId)?.priceCents);
     q.holdInsert.run(input.holdId, input.showId, input.userId, price, units, input.now, input.expiresAt);
     q.linesInsert(lineNo).run(values);
     return {
