@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
@@ -5,6 +6,7 @@ import { createPgLanes, type PgLanes } from './db.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
+import { pgOutbox } from './outbox.js';
 import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
@@ -17,6 +19,8 @@ export interface PgStoreOptions extends PgPoolOptions {
   readonly retriesMax: number;
   /** Connections of the checkout lane's own pool (db.ts); `poolMax` is the rush lane's. */
   readonly checkoutPoolMax: number;
+  /** This process's name on the outbox rows it writes (a random one when absent). */
+  readonly origin?: string;
 }
 
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
@@ -39,16 +43,18 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     throw error;
   }
   const lanes = createPgLanes(pools, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
+  const origin = options.origin ?? `pg-${randomUUID()}`;
   let closed: Promise<void> | null = null;
   return {
     ...pgUsers(lanes.rush),
-    ...pgShows(lanes.rush),
-    ...pgInventory(lanes),
-    ...pgOrders(lanes.checkout),
-    ...pgPayments(lanes.checkout),
-    ...pgTickets(lanes.checkout),
+    ...pgShows(lanes.rush, origin),
+    ...pgInventory(lanes, origin),
+    ...pgOrders(lanes.checkout, origin),
+    ...pgPayments(lanes.checkout, origin),
+    ...pgTickets(lanes.checkout, origin),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    ...pgOutbox(lanes.checkout),
     pools,
     async ping() {
       await lanes.checkout.query('SELECT 1');

@@ -256,4 +256,37 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX users_by_key_bytes ON users ((username_key COLLATE "C"));
     `,
   },
+  {
+    // The local message table (issue 22): every change anyone outside may care about writes a row
+    // in the same transaction as the change. Ids come from a sequence, and a sequence value is
+    // taken when the row is inserted, not when its transaction commits: a reader that went by id
+    // alone could pass id 11 (committed) while id 10 is still in flight, and never see 10. So each
+    // row keeps its transaction's id (xid8, never wraps); readers return only rows whose xid is
+    // below the xmin of their snapshot (every transaction older than that has finished, so no row
+    // can appear there any more), in (xid, id) order: the position is that pair. Nothing is updated
+    // per show: a claim adds one row, no hot counter row.
+    version: 5,
+    name: 'outbox and relay cursors',
+    sql: `
+    CREATE TABLE outbox (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      event_id text NOT NULL DEFAULT gen_random_uuid()::text,
+      type text NOT NULL,
+      show_id text,
+      created_at bigint NOT NULL,
+      origin text NOT NULL,
+      data jsonb NOT NULL,
+      changes jsonb,
+      CONSTRAINT outbox_one_per_event_id UNIQUE (event_id)
+    );
+    CREATE INDEX outbox_by_position ON outbox (xid, id);
+    CREATE INDEX outbox_by_time ON outbox (created_at);
+    CREATE TABLE relay_cursors (
+      name text PRIMARY KEY,
+      position text NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    `,
+  },
 ];

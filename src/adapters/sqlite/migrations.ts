@@ -203,6 +203,28 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
+  // v11: the local message table (issue 22): every change anyone outside may care about writes a
+  // row here in the same transaction as the change. INTEGER PRIMARY KEY order is commit order (one
+  // writer); AUTOINCREMENT so an id is never reused after retention emptied the table (a reader
+  // parked at id 100 must never miss a new row 1). Relay cursors move by compare-and-set.
+  `
+  CREATE TABLE outbox (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    event_id TEXT NOT NULL UNIQUE,
+    type TEXT NOT NULL,
+    show_id TEXT,
+    created_at INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    data TEXT NOT NULL,
+    changes TEXT
+  );
+  CREATE INDEX outbox_by_time ON outbox (created_at);
+  CREATE TABLE relay_cursors (
+    name TEXT PRIMARY KEY,
+    position TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**

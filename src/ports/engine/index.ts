@@ -2,6 +2,7 @@ import type { AuditStore } from './audit.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { OrderStore } from './orders.js';
+import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { ShowStore } from './shows.js';
 import type { TicketStore } from './tickets.js';
@@ -27,7 +28,7 @@ export * from './users.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, OutboxStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
