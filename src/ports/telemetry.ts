@@ -13,6 +13,8 @@ export interface BookingTelemetry {
   checkIn(outcome: string): void;
   /** A background step failed; a sweep will retry it, but an operator must be able to see it. */
   jobFailed(task: string, error: unknown): void;
+  /** How far a durable outbox sink is behind: now - createdAt of its oldest undelivered row (0 when caught up). */
+  outboxRelayLag(sink: string, seconds: number): void;
 }
 
 export const silentTelemetry: BookingTelemetry = {
@@ -24,4 +26,5 @@ export const silentTelemetry: BookingTelemetry = {
   ticketsIssued: () => undefined,
   checkIn: () => undefined,
   jobFailed: () => undefined,
+  outboxRelayLag: () => undefined,
 };
