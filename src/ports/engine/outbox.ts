@@ -73,7 +73,10 @@ export type AdvanceCursorOutcome = { readonly ok: true } | { readonly ok: false;
 export interface OutboxStore {
   /** Up to `limit` rows strictly after `after` (null: from the oldest row retained), in position order. */
   readOutbox(after: string | null, limit: number): Promise<OutboxPage>;
-  /** The position now: a reader that starts here sees every row committed after this call, and none before. */
+  /**
+   * The position now: a reader that starts here sees every row committed after this call (and
+   * perhaps a few committed just before it: at least once, never less).
+   */
   outboxHead(): Promise<string>;
   /** The durable cursor of a sink (null: it has never advanced). */
   relayCursor(name: string): Promise<string | null>;
