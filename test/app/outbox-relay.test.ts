@@ -71,6 +71,9 @@ describe.each(storeFactories)('outbox relay on $name', (factory) => {
       await new Promise((r) => setTimeout(r, 10));
     }
     expect(new Set(seen).size).toBe(4);
+    // The relay whose move was stale delivered rows the cursor is not past yet: they come again
+    // (at least once), and then the cursor is past them all.
+    await drain([twin()], new RelayBackoff());
     const cursor = await h.store.relayCursor(name);
     const after = await h.store.readOutbox(cursor, 10_000);
     expect(after.events.filter((e) => e.showId === more)).toHaveLength(0);
