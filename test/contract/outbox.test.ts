@@ -136,6 +136,32 @@ describe.each(storeFactories)('outbox on $name', (factory) => {
     expect(rows[3]?.data).toEqual({ ticketId: ticket.ticketId, orderId: order.orderId, showId: show.showId, status: 'USED', usedAt: T0 + 40, gate: 'North' });
   });
 
+  it('the outbox row is in the same transaction: a late sale refused INVENTORY_TAKEN (after moving the payment and the order) leaves no order.paid; the sale that commits has its row', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 4)]);
+    const alice = await user();
+    const bob = await user();
+    const hold = held(await h.store.claimSeats({ ...claimBase(show, alice.userId, { ttl: minute }), seatIds: ['A-1-1'] }));
+    const { order, payment } = await orderAwaitingPayment(h.store, hold);
+    expect((await h.store.lapseHold({ holdId: hold.holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now: T0 + 2 * minute })).ok).toBe(true);
+    const from = await h.store.outboxHead();
+    // Bob takes the seat; alice's money then arrives late.
+    const bobs = held(await h.store.claimSeats({ ...claimBase(show, bob.userId, { now: T0 + 3 * minute }), seatIds: ['A-1-1'] }));
+    const late: SettlementPlan = {
+      kind: 'SELL_LATE', now: T0 + 4 * minute,
+      payment: { paymentId: payment.paymentId, receivedCents: null, from: 'PENDING', to: 'SUCCEEDED' },
+      order: { orderId: order.orderId, from: 'CANCELLED', to: 'PAID' },
+      hold: { holdId: hold.holdId, from: 'EXPIRED', to: 'CONFIRMED' },
+    };
+    expect(await h.store.settlePayment(late)).toEqual({ ok: false, code: 'INVENTORY_TAKEN' });
+    // Bob gives it back: now the late sale commits, with exactly one order.paid.
+    expect((await h.store.lapseHold({ holdId: bobs.holdId, event: 'RELEASE', expectedExpiresAt: bobs.expiresAt, now: T0 + 5 * minute })).ok).toBe(true);
+    const sold = await h.store.settlePayment({ ...late, now: T0 + 6 * minute });
+    expect(sold.ok).toBe(true);
+    const rows = await rowsOf(from, show.showId, 1, ['order.paid']);
+    expect(rows.map((r) => [r.type, r.createdAt])).toEqual([['order.paid', T0 + 6 * minute]]);
+    expect(rows[0]?.changes?.seats).toEqual([{ seatId: 'A-1-1', status: 'SOLD', holdId: hold.holdId, version: 5 }]);
+  });
+
   it('an aborted order writes order.cancelled; a show edit show.changed; a new show show.changed', async () => {
     const from = await h.store.outboxHead();
     const show = await newShow(h.store, [seated('A', 1, 4)]);
