@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
@@ -22,6 +23,9 @@ import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { pruneOutboxOnce } from './app/outbox-relay.js';
+import { feedingReadModel } from './app/read-model-store.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
 import { limits } from './domain/index.js';
@@ -54,10 +58,11 @@ export interface ComposeOptions {
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, origin?: string): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
-    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
+    const options = { filename: database.filename, ...(origin === undefined ? {} : { origin }) };
+    return database.ownThread ? openSqliteStoreThread(options) : openSqliteStore(options);
   }
   return openPgStore({
     url: database.url,
@@ -69,6 +74,7 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
     lockTimeoutMs: database.lockTimeoutMs,
     statementTimeoutMs: database.statementTimeoutMs,
     retriesMax: database.retriesMax,
+    ...(origin === undefined ? {} : { origin }),
   });
 }
 
@@ -98,9 +104,11 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   // Before anything in the directory is opened: a second server on it stops here, at once.
   const dataDirLock = lockDataDir(config.dataDir);
   // The lock stays whatever the store: the data directory also holds the sandbox ledger and secrets.
+  // This process's name on the outbox rows it writes: its change feed skips them (applied locally).
+  const origin = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let store: Store;
   try {
-    store = await openConfiguredStore(config);
+    store = await openConfiguredStore(config, origin);
   } catch (error) {
     dataDirLock.release();
     throw error;
@@ -131,8 +139,10 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       dataDirLock.release();
     }
   };
+  const seatMaps = new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax });
   const ctx: AppContext = {
-    store,
+    // Every inventory change this process makes reaches its read model here, as the call returns.
+    store: feedingReadModel(store, seatMaps),
     clock,
     ids: randomIds,
     scheduler,
@@ -142,7 +152,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
-    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax }),
+    seatMaps,
     policy: {
       holdSecondsDefault: config.holdSecondsDefault,
       holdSecondsMax: config.holdSecondsMax,
@@ -172,7 +182,11 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     await releaseStorage();
     throw error;
   });
+  let feed: ChangeFeed | null = null;
+  const outboxTimers: NodeJS.Timeout[] = [];
   const release = async (): Promise<void> => {
+    feed?.stop();
+    for (const timer of outboxTimers) clearInterval(timer);
     scheduler.stop();
     await app.close();
     await releaseStorage();
@@ -181,8 +195,25 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     for (const warning of config.warnings) app.log.warn(warning);
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
+    // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
+    if (config.database.kind !== 'sqlite') {
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+    }
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // Outbox retention (delivered rows older than the retention), one bounded pass a minute.
+    let pruning = false;
+    const prune = setInterval(() => {
+      if (pruning) return;
+      pruning = true;
+      pruneOutboxOnce(ctx, config.outboxRetentionHours * 3_600_000)
+        .catch((error: unknown) => telemetry.jobFailed('outbox-retention', error))
+        .finally(() => {
+          pruning = false;
+        });
+    }, 60_000);
+    prune.unref();
+    outboxTimers.push(prune);
   } catch (error) {
     await release();
     throw error;
