@@ -205,12 +205,14 @@ export const migrations: readonly Migration[] = [
   `,
   // v11: the local message table (issue 22): every change anyone outside may care about writes a
   // row here in the same transaction as the change. INTEGER PRIMARY KEY order is commit order (one
-  // writer); AUTOINCREMENT so an id is never reused after retention emptied the table (a reader
+  // writer). The row is one more insert in every claim, so it has no index besides its key: the
+  // event id is a random UUID (unique without an index to prove it), retention walks the oldest
+  // ids, and ids are never reused because retention never deletes the newest row (a reader
   // parked at id 100 must never miss a new row 1). Relay cursors move by compare-and-set.
   `
   CREATE TABLE outbox (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    event_id TEXT NOT NULL UNIQUE,
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
     type TEXT NOT NULL,
     show_id TEXT,
     created_at INTEGER NOT NULL,
@@ -218,7 +220,6 @@ export const migrations: readonly Migration[] = [
     data TEXT NOT NULL,
     changes TEXT
   );
-  CREATE INDEX outbox_by_time ON outbox (created_at);
   CREATE TABLE relay_cursors (
     name TEXT PRIMARY KEY,
     position TEXT NOT NULL,

@@ -46,10 +46,13 @@ export function sqliteOutbox(db: Db, gc: GroupCommit): OutboxStore {
     // Compare-and-set: only from the position the relay read; a new cursor only where none is.
     advance: db.prepare('UPDATE relay_cursors SET position = ?, updated_at = ? WHERE name = ? AND position = ?'),
     create: db.prepare('INSERT INTO relay_cursors (name, position, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING'),
-    // Rows every durable cursor has passed (positions are ids; no cursor: age alone decides).
+    // The oldest rows (by id, which follows time) that are old enough and every durable cursor has
+    // passed (positions are ids; no cursor: age alone decides). Never the newest row: its id keeps
+    // the next one from reusing a deleted id.
     prune: db.prepare(`DELETE FROM outbox WHERE id IN (
-      SELECT id FROM outbox WHERE created_at < ? AND id <= coalesce((SELECT min(CAST(position AS INTEGER)) FROM relay_cursors), 9007199254740991)
-      ORDER BY id LIMIT ?)`),
+      SELECT id FROM outbox WHERE id < (SELECT max(id) FROM outbox)
+        AND id <= coalesce((SELECT min(CAST(position AS INTEGER)) FROM relay_cursors), 9007199254740991)
+      ORDER BY id LIMIT ?) AND created_at < ?`),
   };
   return {
     async readOutbox(after, limit) {
@@ -68,6 +71,6 @@ export function sqliteOutbox(db: Db, gc: GroupCommit): OutboxStore {
         const moved = from === null ? q.create.run(name, to, Date.now()).changes : q.advance.run(to, Date.now(), name, from).changes;
         return moved === 1 ? ({ ok: true } as const) : ({ ok: false, stale: 'cursor' } as const);
       }),
-    pruneOutbox: (before, limit) => gc.write('pruneOutbox', () => q.prune.run(before, limit).changes),
+    pruneOutbox: (before, limit) => gc.write('pruneOutbox', () => q.prune.run(limit, before).changes),
   };
 }
