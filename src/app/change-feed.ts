@@ -3,6 +3,9 @@ import type { SeatMapCache } from './seat-map-cache.js';
 
 /** How often a process looks for other processes' changes: well inside the 1 s the issue allows. */
 export const changeFeedIntervalMsDefault = 50;
+/** Start-up tries of outboxHead (a busy pool at boot is not a reason to fail the start), and the pause between them. */
+const headTriesMax = 10;
+const headRetryMs = 100;
 /** Rows per read, and reads per tick: a burst is caught up over a few ticks, never in one long one. */
 const pageMax = 500;
 const pagesPerTickMax = 4;
@@ -32,7 +35,7 @@ export interface ChangeFeed {
  * and loads fresh snapshots.
  */
 export async function startChangeFeed(store: Pick<Store, 'readOutbox' | 'outboxHead' | 'getShow'>, seatMaps: SeatMapCache, origin: string, options: ChangeFeedOptions = {}): Promise<ChangeFeed> {
-  let position: string | null = await store.outboxHead();
+  let position: string | null = await headWithRetries(store);
   let running = false;
   let stopped = false;
 
@@ -74,4 +77,19 @@ export async function startChangeFeed(store: Pick<Store, 'readOutbox' | 'outboxH
       clearInterval(timer);
     },
   };
+}
+
+/**
+ * Where the feed starts. It must be known before the first request loads a show, or changes
+ * committed in between could be missed, so it is read at start; a busy moment is waited out (bounded).
+ */
+async function headWithRetries(store: Pick<Store, 'outboxHead'>): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await store.outboxHead();
+    } catch (error) {
+      if (attempt >= headTriesMax) throw error;
+      await new Promise((resolve) => setTimeout(resolve, headRetryMs));
+    }
+  }
 }
