@@ -24,7 +24,7 @@ import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
-import { pruneOutboxOnce } from './app/outbox-relay.js';
+import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
@@ -32,7 +32,7 @@ import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
-import type { Store } from './ports/engine/index.js';
+import type { OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -51,6 +51,8 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
+  /** Durable consumers of the outbox the relay feeds (webhooks, the Redis gate); none by default. */
+  readonly outboxSinks?: readonly OutboxSink[];
 }
 
 /**
@@ -183,10 +185,10 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     throw error;
   });
   let feed: ChangeFeed | null = null;
-  const outboxTimers: NodeJS.Timeout[] = [];
+  let relay: OutboxRelayLoop | null = null;
   const release = async (): Promise<void> => {
     feed?.stop();
-    for (const timer of outboxTimers) clearInterval(timer);
+    relay?.stop();
     scheduler.stop();
     await app.close();
     await releaseStorage();
@@ -201,19 +203,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     }
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
-    // Outbox retention (delivered rows older than the retention), one bounded pass a minute.
-    let pruning = false;
-    const prune = setInterval(() => {
-      if (pruning) return;
-      pruning = true;
-      pruneOutboxOnce(ctx, config.outboxRetentionHours * 3_600_000)
-        .catch((error: unknown) => telemetry.jobFailed('outbox-retention', error))
-        .finally(() => {
-          pruning = false;
-        });
-    }, 60_000);
-    prune.unref();
-    outboxTimers.push(prune);
+    // The outbox relay to its durable sinks, and retention (delivered rows older than the
+    // retention), in bounded passes.
+    relay = startOutboxRelay(ctx, options.outboxSinks ?? [], { intervalMs: config.changeFeedMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;

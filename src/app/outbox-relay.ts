@@ -107,3 +107,38 @@ export async function pruneOutboxOnce(ctx: Pick<AppContext, 'store' | 'clock'>, 
   }
   return pruned;
 }
+
+export interface OutboxRelayLoop {
+  stop(): void;
+}
+
+/**
+ * The relay as a periodic pass in this process (until the job queue runs it as a named job): every
+ * `intervalMs` one relayOnce over the sinks, and once a minute a retention pass. One pass at a
+ * time; failures are reported and the next pass goes on.
+ */
+export function startOutboxRelay(
+  ctx: RelayContext,
+  sinks: readonly OutboxSink[],
+  options: { readonly intervalMs: number; readonly retentionMs: number; readonly pruneEveryMs?: number },
+): OutboxRelayLoop {
+  const backoff = new RelayBackoff();
+  const timers: NodeJS.Timeout[] = [];
+  const every = (job: string, ms: number, pass: () => Promise<unknown>): void => {
+    let running = false;
+    const timer = setInterval(() => {
+      if (running) return;
+      running = true;
+      pass()
+        .catch((error: unknown) => ctx.telemetry.jobFailed(job, error))
+        .finally(() => {
+          running = false;
+        });
+    }, ms);
+    timer.unref();
+    timers.push(timer);
+  };
+  if (sinks.length > 0) every('outbox-relay', options.intervalMs, () => relayOnce(ctx, sinks, backoff));
+  every('outbox-retention', options.pruneEveryMs ?? 60_000, () => pruneOutboxOnce(ctx, options.retentionMs));
+  return { stop: () => timers.forEach((t) => clearInterval(t)) };
+}
