@@ -69,16 +69,17 @@ export function pgOutbox(db: PgDb): OutboxStore {
       if (!result.ok) return unexpected('advanceRelayCursor', result);
       return result.value.rowCount === 1 ? { ok: true } : { ok: false, stale: 'cursor' };
     },
-    // Rows older than `before` that every durable cursor has passed; with no cursor, age alone. A
-    // cursor not in our form (never written by the relay) holds every row rather than none.
+    // The oldest rows (position order, which follows time) that every durable cursor has passed and
+    // are older than `before`; with no cursor, age alone. A cursor not in our form (never written
+    // by the relay) holds every row rather than none.
     async pruneOutbox(before, limit) {
       const result = await db.statement('pruneOutbox', (c) => c.query(
         `DELETE FROM outbox WHERE id IN (
-           SELECT o.id FROM outbox o WHERE o.created_at < $1
+           SELECT o.id FROM outbox o WHERE o.xid < pg_snapshot_xmin(pg_current_snapshot())
              AND NOT EXISTS (SELECT 1 FROM relay_cursors r
                WHERE r.position !~ '^[0-9]+:[0-9]+$'
                  OR (o.xid, o.id) > (split_part(r.position, ':', 1)::xid8, split_part(r.position, ':', 2)::bigint))
-           ORDER BY o.xid, o.id LIMIT $2)`, [before, limit]));
+           ORDER BY o.xid, o.id LIMIT $2) AND created_at < $1`, [before, limit]));
       if (!result.ok) return unexpected('pruneOutbox', result);
       return result.value.rowCount ?? 0;
     },

@@ -280,8 +280,9 @@ export const pgMigrations: readonly PgMigration[] = [
       changes jsonb,
       CONSTRAINT outbox_one_per_event_id UNIQUE (event_id)
     );
+    -- The readers' order; retention walks it too (oldest first), so no index on time: every
+    -- claim inserts a row, and each index is one more insert in the hottest transaction.
     CREATE INDEX outbox_by_position ON outbox (xid, id);
-    CREATE INDEX outbox_by_time ON outbox (created_at);
     CREATE TABLE relay_cursors (
       name text PRIMARY KEY,
       position text NOT NULL,
