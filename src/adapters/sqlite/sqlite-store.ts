@@ -13,10 +13,12 @@ import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
+import { sqliteWebhooks } from './webhooks.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -87,6 +89,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteWebhooks(db, gc),
+    ...sqliteSettings(db, gc),
     ...sqliteOutbox(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
