@@ -115,6 +115,9 @@ export function describeStore(database: Config['database']): string {
   return `PostgreSQL ${where} schema ${database.schema}`;
 }
 
+/** How often the outbox relay looks for rows for its sinks: webhooks may wait that long; the read model does not (it has the change feed). */
+const relayIntervalMs = 250;
+
 /** The composition root: the only place that picks adapters and wires them into the application. */
 export async function composeNode(loaded: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
@@ -279,7 +282,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: config.changeFeedMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
