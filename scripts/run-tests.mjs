@@ -34,6 +34,7 @@ const bookingSuites = [
     'door-desk',
     'organizer-shows',
     'tickets-pdf',
+    'multi-process-read-model',
     'webhooks',
     'flash-sales',
   ].map((name) => `test/http/${name}.test.ts`),

@@ -1,6 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { randomBytes, randomInt } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
@@ -29,6 +30,9 @@ import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { warmReadModels } from './app/warm-up.js';
+import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { feedingReadModel } from './app/read-model-store.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
 import { createWebhookSink } from './app/webhook-sink.js';
@@ -68,6 +72,8 @@ export interface ComposeOptions {
    * deployed server should). In-process test nodes turn it off: many share one PostgreSQL.
    */
   readonly warmStore?: boolean;
+  /** More durable consumers of the outbox for the relay, beside the webhooks' sink (e.g. the Redis gate). */
+  readonly outboxSinks?: readonly OutboxSink[];
 }
 
 /**
@@ -75,10 +81,11 @@ export interface ComposeOptions {
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean } = {}): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean; readonly origin?: string } = {}): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
-    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
+    const sqlite = { filename: database.filename, ...(options.origin === undefined ? {} : { origin: options.origin }) };
+    return database.ownThread ? openSqliteStoreThread(sqlite) : openSqliteStore(sqlite);
   }
   return openPgStore({
     url: database.url,
@@ -91,6 +98,7 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>, opti
     statementTimeoutMs: database.statementTimeoutMs,
     retriesMax: database.retriesMax,
     ...(options.warm === true ? { warm: true } : {}),
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   });
 }
 
@@ -114,6 +122,9 @@ export function describeStore(database: Config['database']): string {
   return `PostgreSQL ${where} schema ${database.schema}`;
 }
 
+/** How often the outbox relay looks for rows for its sinks: webhooks may wait that long; the read model does not (it has the change feed). */
+const relayIntervalMs = 250;
+
 /** The composition root: the only place that picks adapters and wires them into the application. */
 export async function composeNode(loaded: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
@@ -121,11 +132,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   // on SQLite, where the directory holds the store, the secrets and the sandbox ledger; over
   // PostgreSQL all three live in the database and many processes share it by design.
   const dataDirLock = loaded.database.kind === 'sqlite' ? lockDataDir(loaded.dataDir) : { release() {} };
+  // This process's name on the outbox rows it writes: its change feed skips them (applied locally).
+  const origin = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let store: Store;
   let config: Config;
   try {
     // A server: its pools opened before it listens (the first onsale after a deploy must not open them).
-    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? true }).catch((error: unknown) => {
+    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? true, origin }).catch((error: unknown) => {
       if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
       throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
     });
@@ -171,8 +184,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       dataDirLock.release();
     }
   };
+  const seatMaps = new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax });
   const ctx: AppContext = {
-    store,
+    // Every inventory change this process makes reaches its read model here, as the call returns.
+    store: feedingReadModel(store, seatMaps),
     clock,
     ids: randomIds,
     scheduler,
@@ -182,7 +197,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
-    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax }),
+    seatMaps,
     policy: {
       holdSecondsDefault: config.holdSecondsDefault,
       holdSecondsMax: config.holdSecondsMax,
@@ -248,7 +263,11 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     throw error;
   });
   let webhookTimer: NodeJS.Timeout | null = null;
+  let feed: ChangeFeed | null = null;
+  let relay: OutboxRelayLoop | null = null;
   const release = async (): Promise<void> => {
+    feed?.stop();
+    relay?.stop();
     scheduler.stop();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     webhookDelivery.stop();
@@ -263,11 +282,18 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     for (const warning of config.warnings) app.log.warn(warning);
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
+    // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
+    if (config.database.kind !== 'sqlite') {
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+    }
     // Holds that fell due while the process was down are freed before the first request.
     await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
     // The read models of the shows on sale (or about to be) loaded before the first request.
     const warmed = await warmReadModels(ctx);
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
+    // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
+    // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
+    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;

@@ -136,7 +136,6 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
 
 function placed(ctx: AppContext, outcome: ClaimOutcome, request: HoldRequest): PlacedHold {
   if (outcome.ok) {
-    ctx.seatMaps.apply(outcome.changes);
     scheduleExpiry(ctx, outcome.hold);
     return { hold: outcome.hold, adjacent: outcome.adjacent };
   }
@@ -190,7 +189,6 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     const event = unwrap(releaseByOwner(hold, userId, now));
     const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now });
     if (outcome.ok) {
-      ctx.seatMaps.apply(outcome.changes);
       return done(outcome.hold);
     }
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');

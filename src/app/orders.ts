@@ -249,7 +249,6 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
       if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       return again(outcome);
     }
-    ctx.seatMaps.apply(outcome.changes);
     ctx.scheduler.cancel(`hold:${hold.holdId}`);
     return done(outcome.cancelledOrder);
   });

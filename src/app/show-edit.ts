@@ -20,7 +20,7 @@ export async function editShow(ctx: AppContext, showId: string, edit: ShowEdit):
     const taken = entry !== null && [...entry.sections.values()].some((s) => s.capacity - Math.max(0, s.available) > 0);
     const plan = unwrap(planShowEdit(show, edit, ctx.clock.now(), { taken }));
     if (!plan.changed) return done(show);
-    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details: detailsOf(plan.show) });
+    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details: detailsOf(plan.show), now: ctx.clock.now() });
     if (!outcome.ok) {
       if ('stale' in outcome) return again(outcome);
       throw new AppError('SHOW_NOT_FOUND', 'no such show');

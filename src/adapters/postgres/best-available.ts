@@ -53,7 +53,7 @@ function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null>
  * statement re-checks status = 'AVAILABLE' on each row it locks), and locking only the chosen
  * seats, not whole candidate rows, keeps the front rows open to everyone at once.
  */
-export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => Promise<ClaimOutcome> {
+export function pgBestAvailable(db: PgDb, origin: string): (input: ClaimBestAvailableInput) => Promise<ClaimOutcome> {
   const seatMapOf = seatMapCache(db);
   /** Per show: seats a best-available statement of this process is taking at this moment. */
   const claiming = new Map<string, Set<string>>();
@@ -165,7 +165,7 @@ export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => P
         for (const id of choice.seatIds) mine.add(id);
         let r: Awaited<ReturnType<typeof claimSeatsStatement>>;
         try {
-          r = await claimSeatsStatement(c, input, choice.seatIds);
+          r = await claimSeatsStatement(c, input, choice.seatIds, origin);
         } finally {
           for (const id of choice.seatIds) mine.delete(id);
           if (mine.size === 0) claiming.delete(input.showId);

@@ -1,3 +1,5 @@
+import { appendOutbox } from './outbox.js';
+import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
 import { unexpected, type PgLanes } from './db.js';
@@ -27,7 +29,7 @@ const saleSql = `SELECT s.*, f.max_per_user, f.offline, f.items, f.created_at AS
  * conditional upsert (units + n <= max) and the unique index (user_id, idempotency_key) are the
  * guards; any refusal rolls the whole step back.
  */
-export function pgFlashSales(lanes: PgLanes, showStore: ShowStore): FlashSaleStore {
+export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: string): FlashSaleStore {
   const db = lanes.rush;
   return {
     async createFlashSale({ show, record }) {
@@ -77,7 +79,15 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore): FlashSaleSto
         };
       };
       // The common case in one statement; anything it cannot settle goes to the transaction below.
-      const fast = await db.statement('takeFlashSaleUnits', (c) => flashOrderStatement(c, input));
+      // With its outbox rows in the same transaction (hold.created, order.created) when it took units.
+      const fast = await db.tx('takeFlashSaleUnits', async (c) => {
+        const r = await flashOrderStatement(c, input);
+        if (r.order_id !== null) {
+          const taken = success(r.total ?? 0);
+          if (taken.ok) await appendOutbox(c, origin, input.now, [holdCreated(taken.hold, taken.changes), orderCreated(taken.order)]);
+        }
+        return r;
+      });
       if (fast.ok) {
         const r = fast.value;
         if (r.order_id !== null) return success(r.total ?? 0);
@@ -123,7 +133,9 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore): FlashSaleSto
           orderId: input.orderId, kind: 'FLASH_SALE', activityId: input.flashSaleId, userId: input.userId, showId: input.flashSaleId, holdId: input.holdId,
           idempotencyKey: input.idempotencyKey, lines, amountCents: amount, status: 'INIT', paymentId: null, createdAt: input.now, updatedAt: input.now,
         };
-        return { ok: true, order, hold, changes: { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] } };
+        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] };
+        await appendOutbox(c, origin, input.now, [holdCreated(hold, changes), orderCreated(order)]);
+        return { ok: true, order, hold, changes };
       });
       if (result.ok) return result.value;
       if (result.kind === 'unique' && result.constraint === 'orders_one_per_user_key') {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
@@ -6,6 +7,7 @@ import { pgFlashSales } from './flash-sales.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
+import { pgOutbox } from './outbox.js';
 import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
@@ -27,6 +29,8 @@ export interface PgStoreOptions extends PgPoolOptions {
    * leave it off, so they hold no more connections than they use.
    */
   readonly warm?: boolean;
+  /** This process's name on the outbox rows it writes (a random one when absent). */
+  readonly origin?: string;
 }
 
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
@@ -57,20 +61,22 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     throw error;
   }
   const lanes = createPgLanes(pools, { retriesMax: options.retriesMax, retryBaseDelayMs: 5 });
+  const origin = options.origin ?? `pg-${randomUUID()}`;
   let closed: Promise<void> | null = null;
-  const shows = pgShows(lanes.rush);
+  const shows = pgShows(lanes.rush, origin);
   return {
     ...pgUsers(lanes.rush),
     ...shows,
-    ...pgInventory(lanes),
-    ...pgOrders(lanes.checkout),
-    ...pgPayments(lanes.checkout),
-    ...pgTickets(lanes.checkout),
+    ...pgInventory(lanes, origin),
+    ...pgOrders(lanes.checkout, origin),
+    ...pgPayments(lanes.checkout, origin),
+    ...pgTickets(lanes.checkout, origin),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
     ...pgSettings(lanes.checkout),
-    ...pgFlashSales(lanes, shows),
+    ...pgFlashSales(lanes, shows, origin),
+    ...pgOutbox(lanes.checkout),
     pools,
     lanes,
     async ping() {

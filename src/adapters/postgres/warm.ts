@@ -32,8 +32,8 @@ export async function warmPool(pool: pg.Pool, connections: number, hot: boolean)
 const nowhere = { holdId: '', showId: '', userId: '', now: 0, expiresAt: 0, userUnitsMax: 0 };
 
 async function prepareHot(c: pg.PoolClient, index: number): Promise<void> {
-  await claimSeatsStatement(c, nowhere, ['']);
-  await claimUnitsStatement(c, { ...nowhere, sectionId: '', quantity: 1 });
+  await claimSeatsStatement(c, nowhere, [''], 'warm-up');
+  await claimUnitsStatement(c, { ...nowhere, sectionId: '', quantity: 1 }, 'warm-up');
   await readFreeRows(c, new FreeSeats(), '', [{ section: '', row: 0, minDistance: 0 }]);
   // Best effort: a warm-up that fails (no free seat, a timeout) leaves the connection as cold as before, nothing more.
   await warmClaim(c, index).catch(() => undefined);
@@ -49,7 +49,7 @@ async function warmClaim(c: pg.PoolClient, index: number): Promise<void> {
   await c.query('BEGIN');
   try {
     await c.query("INSERT INTO users (user_id, username, username_key, password_hash, role, created_at) VALUES ($1, $1, $1, '', 'BUYER', 0)", [userId]);
-    await claimSeatsStatement(c, { holdId: userId, showId: seat.show_id, userId, now: 0, expiresAt: 1, userUnitsMax: 1 }, [seat.seat_id]);
+    await claimSeatsStatement(c, { holdId: userId, showId: seat.show_id, userId, now: 0, expiresAt: 1, userUnitsMax: 1 }, [seat.seat_id], 'warm-up');
   } finally {
     await c.query('ROLLBACK');
   }

@@ -1,3 +1,5 @@
+import type { OutboxWriter } from './outbox.js';
+import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
 import type { Database as Db } from 'better-sqlite3';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
@@ -25,7 +27,7 @@ const toSale = (r: SaleRow): FlashSale => ({ show: records.toShow(r), record: to
  * the schema's CHECKs (stock within 0..capacity, units >= 0, the order key's unique index) are
  * the guards, each refusal rolling back what came before it.
  */
-export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, showStore: ShowStore): FlashSaleStore {
+export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, showStore: ShowStore, ob: OutboxWriter): FlashSaleStore {
   const q = {
     insert: db.prepare('INSERT INTO flash_sales (flash_sale_id, max_per_user, offline, items, created_at) VALUES (?, ?, ?, ?, ?)'),
     sale: db.prepare(`SELECT s.*, f.max_per_user, f.offline, f.items, f.created_at AS fs_created_at
@@ -119,7 +121,9 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
           orderId: input.orderId, kind: 'FLASH_SALE', activityId: input.flashSaleId, userId: input.userId, showId: input.flashSaleId, holdId: input.holdId,
           idempotencyKey: input.idempotencyKey, lines, amountCents: amount, status: 'INIT', paymentId: null, createdAt: input.now, updatedAt: input.now,
         };
-        return { ok: true, order, hold, changes: { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] } };
+        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] };
+        ob.append(input.now, [holdCreated(hold, changes), orderCreated(order)]);
+        return { ok: true, order, hold, changes };
       }),
 
     updateCampaign: (input) =>

@@ -203,8 +203,29 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
-  // v11: reserved for the outbox branch (issue 22); replaced by its migration when merged.
-  '',
+  // v11: the local message table (issue 22): every change anyone outside may care about writes a
+  // row here in the same transaction as the change. INTEGER PRIMARY KEY order is commit order (one
+  // writer). The row is one more insert in every claim, so it has no index besides its key: the
+  // event id is a random UUID (unique without an index to prove it), retention walks the oldest
+  // ids, and ids are never reused because retention never deletes the newest row (a reader
+  // parked at id 100 must never miss a new row 1). Relay cursors move by compare-and-set.
+  `
+  CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    show_id TEXT,
+    created_at INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    data TEXT NOT NULL,
+    changes TEXT
+  );
+  CREATE TABLE IF NOT EXISTS relay_cursors (
+    name TEXT PRIMARY KEY,
+    position TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
   // v12: signed webhooks out (issue 22 item 4): endpoints, one delivery per (endpoint, event),
   // and every attempt of each, so an admin sees when and how each one was tried.
   `

@@ -1,7 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { SeatLayout, limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
 import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore, UpdateShowOutcome } from '../../ports/engine/index.js';
+import { showChanged } from '../shared/outbox-drafts.js';
 import type { GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
 
 export interface SectionInfo {
@@ -52,7 +54,7 @@ export function showCache(db: Database): ShowCache {
   };
 }
 
-export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
+export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): ShowStore {
   const q = {
     showById: db.prepare('SELECT * FROM shows WHERE show_id = ? AND ready = 1'),
     publish: db.prepare('UPDATE shows SET ready = 1 WHERE show_id = ?'),
@@ -117,7 +119,10 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
         const from = start;
         await gc.write('createShow', () => {
           if (end > from) seatInsert(end - from).run(seatRows(show.showId, layout, from, end));
-          if (end === layout.size) q.publish.run(show.showId);
+          if (end === layout.size) {
+            q.publish.run(show.showId);
+            ob.append(show.createdAt, [showChanged(show)]);
+          }
         });
         start = end;
       } while (start < layout.size);
@@ -140,7 +145,11 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
     updateShow: (input) =>
       gc.write('updateShow', (): UpdateShowOutcome => {
         const row = q.showUpdate.get({ ...input.details, showId: input.showId, expectedVersion: input.expectedVersion }) as records.ShowRow | undefined;
-        if (row !== undefined) return { ok: true, show: records.toShow(row) };
+        if (row !== undefined) {
+          const show = records.toShow(row);
+          ob.append(input.now ?? Date.now(), [showChanged(show)]);
+          return { ok: true, show };
+        }
         return q.showById.get(input.showId) === undefined ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };
       }),
     async availability(showId): Promise<SectionAvailability[] | null> {
