@@ -15,6 +15,7 @@ import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
 import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
 import { openPgStore } from './adapters/postgres/pg-store.js';
+import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
@@ -22,6 +23,8 @@ import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { redisGateSink } from './app/gate-sink.js';
+import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
 import { limits } from './domain/index.js';
@@ -29,6 +32,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
 import type { Store } from './ports/engine/index.js';
+import type { OutboxSink } from './ports/engine/outbox.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -36,6 +40,8 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
+  /** The outbox relay's sink that keeps the Redis gate in step with every process's commits (null without Redis). */
+  readonly gateSink: OutboxSink | null;
   /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
   listen(): Promise<string>;
   stop(): Promise<void>;
@@ -123,8 +129,13 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  // Seed 003's gate in front of the claims, when Redis is configured. Not connected yet is not an
+  // error: until Redis answers, claims go to the database (slower, not down) and /readyz says so.
+  const redisGate = config.redis === null ? null : openRedisGate({ url: config.redis.url, prefix: config.redis.prefix });
+  const gate = redisGate === null ? null : new GateService(redisGate, store, () => clock.now(), (error) => telemetry.jobFailed('gate-rebuild', error));
   const releaseStorage = async (): Promise<void> => {
     sandbox?.stop();
+    await redisGate?.close();
     try {
       await store.close();
     } finally {
@@ -151,7 +162,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
       currency: config.currency,
     },
+    ...(gate === null ? {} : { gate }),
   };
+  const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   const app = await buildHttpApp({
     ctx,
     tokens: createTokenService(config.secrets.jwt, config.tokenTtlSeconds),
@@ -195,6 +208,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     ctx,
     config,
+    gateSink,
     async listen() {
       const address = await app.listen({ host: config.host, port: config.port });
       if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');

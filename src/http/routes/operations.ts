@@ -10,14 +10,25 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', {
-    schema: { tags: ['operations'], summary: 'Storage is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
+    schema: {
+      tags: ['operations'],
+      summary: 'Storage is reachable',
+      response: {
+        200: Type.Object({
+          status: Type.Literal('ready'),
+          // The Redis gate is an accelerator: away, holds go to the database (degraded, still ready).
+          redis: Type.Union([Type.Literal('up'), Type.Literal('down'), Type.Literal('off')]),
+        }),
+        ...errorResponses(503),
+      },
+    },
   }, async () => {
     try {
       await deps.ctx.store.ping();
     } catch (error) {
       throw new HttpError('STORAGE_UNAVAILABLE', `storage is not reachable: ${error instanceof Error ? error.message : String(error)}`);
     }
-    return { status: 'ready' as const };
+    return { status: 'ready' as const, redis: deps.ctx.gate?.health() ?? ('off' as const) };
   });
 
   app.get('/metrics', {

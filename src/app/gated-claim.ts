@@ -1,0 +1,95 @@
+import type { ClaimOutcome } from '../ports/engine/index.js';
+import type { GateSeat, TakeSeatsOutcome, TakeUnitsOutcome } from '../ports/inventory-gate.js';
+import { AppError } from './errors.js';
+import type { GateService } from './inventory-gate.js';
+import type { ShowSeats } from './seat-map-cache.js';
+
+/**
+ * Seed 003's claim: the Redis gate refuses what it knows is taken without touching the database;
+ * otherwise it takes first, the database's lock-check-update decides, and anything the database
+ * did not grant (a refusal, an error, a busy answer) goes back to the gate. When the gate cannot
+ * answer (Redis away or slow, breaker open) or has not been rebuilt, the claim goes to the
+ * database as it would without a gate, after the in-process read model's own fast refusal
+ * (`fallbackRefusal`). The gate is never the truth: whatever it says, the database decides a grant.
+ */
+export async function claimSeatsThroughGate(
+  gate: GateService, entry: ShowSeats, seatIds: readonly string[], fallbackRefusal: () => void, claim: () => Promise<ClaimOutcome>,
+): Promise<ClaimOutcome> {
+  const showId = entry.show.showId;
+  const indexes = seatIds.map((id) => entry.layout.indexOf(id));
+  // An unknown seat id: the database answers SEAT_NOT_FOUND with the ids; nothing to take.
+  const take = indexes.some((i) => i < 0) ? null : await ask(gate, showId, () => gate.port.takeSeats(showId, indexes));
+  if (take?.kind === 'refused') {
+    const refused = new Set(take.indexes);
+    throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', { seatIds: seatIds.filter((_, k) => refused.has(indexes[k] as number)) });
+  }
+  if (take?.kind !== 'taken') {
+    fallbackRefusal();
+    return claim();
+  }
+  const taken: GateSeat[] = indexes.map((index, k) => ({ index, version: take.versions[k] ?? 0 }));
+  let outcome: ClaimOutcome;
+  try {
+    outcome = await claim();
+  } catch (error) {
+    await giveBack(gate, () => gate.port.giveBackSeats(showId, taken));
+    throw error;
+  }
+  if (!outcome.ok) {
+    // Seats the database says are taken stay taken in the gate (it was behind); the rest go back.
+    const stillTaken = new Set(outcome.code === 'SEAT_UNAVAILABLE' ? outcome.seatIds : []);
+    const back = taken.filter((_, k) => !stillTaken.has(seatIds[k] as string));
+    if (back.length > 0) await giveBack(gate, () => gate.port.giveBackSeats(showId, back));
+  }
+  return outcome;
+}
+
+/** The same for units of a counted section (general admission, or seats sold by quantity). */
+export async function claimUnitsThroughGate(
+  gate: GateService, showId: string, sectionId: string, quantity: number, fallbackRefusal: () => void, claim: () => Promise<ClaimOutcome>,
+): Promise<ClaimOutcome> {
+  const take = await ask(gate, showId, () => gate.port.takeUnits(showId, sectionId, quantity));
+  if (take?.kind === 'short') throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${quantity}`, { available: take.left });
+  if (take?.kind !== 'taken') {
+    fallbackRefusal();
+    return claim();
+  }
+  let outcome: ClaimOutcome;
+  try {
+    outcome = await claim();
+  } catch (error) {
+    await giveBack(gate, () => gate.port.giveBackUnits(showId, sectionId, quantity));
+    throw error;
+  }
+  if (!outcome.ok) {
+    // The database's own count, when it gave one, caps the gate's: a gate that was bypassed
+    // meanwhile (Redis away) and believes in more units comes down to the truth at once.
+    const leftAtMost = outcome.code === 'NOT_ENOUGH_SEATS' ? outcome.available : undefined;
+    await giveBack(gate, () => gate.port.giveBackUnits(showId, sectionId, quantity, leftAtMost));
+  }
+  return outcome;
+}
+
+/** The gate's answer, or null when it cannot give one in time; a show it lost is rebuilt meanwhile. */
+async function ask<T extends TakeSeatsOutcome | TakeUnitsOutcome>(gate: GateService, showId: string, take: () => Promise<T>): Promise<T | null> {
+  try {
+    const answer = await take();
+    if (answer.kind === 'notBuilt') gate.triggerRebuild(showId);
+    return answer;
+  } catch {
+    // Redis unreachable, slow or skipped by the breaker: the database alone decides (slower, not down).
+    return null;
+  }
+}
+
+/**
+ * A give-back that fails leaves the gate refusing what is free until its next rebuild (the built
+ * marker's TTL): never an oversell, so the claim's own answer is not spoiled by it.
+ */
+async function giveBack(gate: GateService, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch {
+    gate.giveBacksLost++;
+  }
+}
