@@ -28,7 +28,7 @@ let ticketedOrderId: string;
 let qr: string;
 let soldOutShowId: string;
 
-describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
+describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
     t = await startTestNode({
       env: {
