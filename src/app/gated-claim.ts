@@ -74,10 +74,15 @@ export async function claimUnitsThroughGate(
 async function ask<T extends TakeSeatsOutcome | TakeUnitsOutcome>(gate: GateService, showId: string, take: () => Promise<T>): Promise<T | null> {
   try {
     const answer = await take();
-    if (answer.kind === 'notBuilt') gate.triggerRebuild(showId);
+    if (answer.kind === 'notBuilt') {
+      gate.claims.bypassed++;
+      gate.triggerRebuild(showId);
+    } else if (answer.kind === 'taken') gate.claims.taken++;
+    else gate.claims.refused++;
     return answer;
   } catch {
     // Redis unreachable, slow or skipped by the breaker: the database alone decides (slower, not down).
+    gate.claims.bypassed++;
     return null;
   }
 }

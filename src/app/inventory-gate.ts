@@ -27,6 +27,8 @@ export class GateService {
   rebuildMisses = 0;
   /** Give-backs Redis did not take (the gate then refuses a free seat until its next rebuild). */
   giveBacksLost = 0;
+  /** Claims the gate refused (the store never saw them), took first, or could not answer (not built, Redis away). */
+  readonly claims = { refused: 0, taken: 0, bypassed: 0 };
 
   constructor(
     readonly port: InventoryGate,

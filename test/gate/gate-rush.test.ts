@@ -1,0 +1,180 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gateKeys } from '../../src/adapters/redis/redis-gate.js';
+import { SeatLayout } from '../../src/domain/index.js';
+import { adminClient, createShow } from '../support/api-client.js';
+import { startTestNode, testRedisUrl, testStore, type TestNode } from '../support/backend.js';
+import { crowd } from '../support/crowd.js';
+import type { HttpBuyer } from '../support/http-buyer.js';
+import { deleteRedisKeys } from '../support/redis.js';
+import { Redis } from 'ioredis';
+
+/**
+ * Seed 003's gate over PostgreSQL + Redis, through real sockets: a rush of hundreds of buyers on
+ * the same seats and the same standing places with the gate's keys flushed mid-rush (only this
+ * node's prefix: the Redis is shared) never oversells, the gate is rebuilt and agrees with
+ * PostgreSQL afterwards; a database refusal gives the gate back what it took; a Redis at a closed
+ * port leaves holds working on PostgreSQL. Needs PostgreSQL and Redis: skipped on the SQLite pass.
+ */
+const rows = 5;
+const seatsPerRow = 8;
+const gaCapacity = 60;
+const buyersCount = 300;
+
+type Node = TestNode & { baseUrl: string };
+
+describe.skipIf(testStore === 'sqlite')('the Redis gate over PostgreSQL', () => {
+  let t: Node;
+  let redis: Redis;
+  let prefix: string;
+
+  beforeAll(async () => {
+    t = await startTestNode({ store: 'postgres+redis' });
+    prefix = t.database.env.TICKETRUSH_REDIS_PREFIX as string;
+    redis = new Redis(testRedisUrl);
+  }, 60_000);
+  afterAll(async () => {
+    redis.disconnect();
+    await t.close();
+  });
+
+  const sections = [
+    { id: 'A', name: 'Stalls', rows, seatsPerRow, priceCents: 2500 },
+    { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION' as const, capacity: gaCapacity, priceCents: 1000 },
+  ];
+
+  async function newShow(): Promise<string> {
+    return createShow(await adminClient(t.node.app), { sections, maxSeatsPerUser: 10 });
+  }
+
+  /** Builds the gate for the show the way a claim does (the first claim finds it not built). */
+  async function built(showId: string): Promise<void> {
+    const gate = t.node.ctx.gate;
+    if (gate === undefined) throw new Error('no gate configured');
+    expect(await gate.rebuild(showId)).toBe(true);
+  }
+
+  /** The gate's picture against PostgreSQL's: every seat's bit, and the standing places left. */
+  async function expectGateAgrees(showId: string): Promise<void> {
+    const { store } = t.node.ctx;
+    const loaded = await store.loadSeatMap(showId);
+    if (loaded === null) throw new Error('no show');
+    const layout = new SeatLayout(loaded.show.seatMap);
+    const [, takenKey, , unitsKey] = gateKeys(prefix, showId) as [string, string, string, string];
+    const bitmap = (await redis.getBuffer(takenKey)) ?? Buffer.alloc(0);
+    const states = await store.seatStates(showId, null, 5_000);
+    const mismatched = states.filter((s) => {
+      const i = layout.indexOf(s.seatId);
+      const bit = ((bitmap[i >> 3] ?? 0) >> (7 - (i & 7))) & 1;
+      return bit !== (s.status === 'AVAILABLE' ? 0 : 1);
+    });
+    expect(mismatched).toEqual([]);
+    const ga = loaded.sections.find((s) => s.sectionId === 'GA');
+    expect(Number(await redis.hget(unitsKey, 'GA'))).toBe(ga?.available);
+  }
+
+  it('a rush with the gate flushed mid-way: no seat or place sold twice, the gate rebuilt and agreeing', async () => {
+    const showId = await newShow();
+    await built(showId);
+    const buyers: HttpBuyer[] = await crowd(t, buyersCount, `gr${randomUUID().slice(0, 6)}-`);
+    // Hot seats: every buyer wants 1-2 of the first 12, so most lose; and 1-3 standing places.
+    const wants = buyers.map((_, i) => (i % 2 === 0
+      ? { seatIds: [`A-1-${1 + (i % 8)}`, ...(i % 3 === 0 ? [`A-2-${1 + ((i * 7) % 4)}`] : [])] }
+      : { section: 'GA', quantity: 1 + (i % 3) }));
+    let done = 0;
+    let flushed = 0;
+    const replies = await Promise.all(buyers.map(async (buyer, i) => {
+      const reply = await buyer.call('POST', `/api/v1/shows/${showId}/holds`, { ...wants[i], holdSeconds: 600 });
+      // A third of the way through, the gate loses everything (as after FLUSHALL or a restart).
+      if (++done === Math.floor(buyersCount / 3)) flushed = await deleteRedisKeys(testRedisUrl, prefix);
+      return { i, reply };
+    }));
+    expect(flushed).toBeGreaterThan(0);
+    const won = replies.filter((r) => r.reply.status === 201);
+    for (const r of replies.filter((x) => x.reply.status !== 201)) {
+      expect([409]).toContain(r.reply.status);
+      expect(['SEAT_UNAVAILABLE', 'NOT_ENOUGH_SEATS']).toContain(r.reply.body.code);
+    }
+    // No seat in two holds; standing places never past capacity, and exactly what PostgreSQL took.
+    const seats = won.flatMap((r) => (r.reply.body.seats as { seatId: string }[] | undefined)?.map((s) => s.seatId) ?? []);
+    const seatHolds = won.filter((r) => 'seatIds' in (wants[r.i] as object));
+    expect(seatHolds.length).toBeGreaterThan(0);
+    expect(new Set(seats).size).toBe(seats.length);
+    const gaTaken = won.filter((r) => 'section' in (wants[r.i] as object)).reduce((n, r) => n + (wants[r.i] as { quantity: number }).quantity, 0);
+    expect(gaTaken).toBeLessThanOrEqual(gaCapacity);
+    const ga = (await t.node.ctx.store.availability(showId))?.find((s) => s.sectionId === 'GA');
+    expect(ga?.available).toBe(gaCapacity - gaTaken);
+    const gate = t.node.ctx.gate;
+    if (gate === undefined) throw new Error('no gate');
+    // The gate refused some in front of the database, and was rebuilt after the flush.
+    expect(gate.claims.refused).toBeGreaterThan(0);
+    await gate.settled();
+    await built(showId);
+    await expectGateAgrees(showId);
+    console.log(`gate rush: ${buyersCount} buyers, ${won.length} holds, ${flushed} keys flushed mid-rush; gate refused ${gate.claims.refused}, took ${gate.claims.taken}, bypassed ${gate.claims.bypassed}; rebuilds ${gate.rebuilds}`);
+  }, 120_000);
+
+  it('a database refusal gives the gate back what it took (else free seats and places stay refused)', async () => {
+    const showId = await newShow();
+    await built(showId);
+    const [first, second] = await crowd(t, 2, `gb${randomUUID().slice(0, 6)}-`) as [HttpBuyer, HttpBuyer];
+    const { store, clock } = t.node.ctx;
+    // Someone takes seat A-1-1 and 55 places in PostgreSQL without the gate knowing (as while Redis was away).
+    const userId = await firstUserId(t);
+    const base = { showId, userId, now: clock.now(), expiresAt: clock.now() + 600_000, userUnitsMax: 1_000 };
+    expect((await store.claimSeats({ ...base, holdId: randomUUID(), seatIds: ['A-1-1'] })).ok).toBe(true);
+    expect((await store.claimUnits({ ...base, holdId: randomUUID(), sectionId: 'GA', quantity: gaCapacity - 2 })).ok).toBe(true);
+
+    const refused = await first.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1', 'A-1-2'] });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'SEAT_UNAVAILABLE' });
+    // A-1-2 went back to the gate: another buyer gets it.
+    expect((await second.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-2'] })).status).toBe(201);
+    // ...and A-1-1, which PostgreSQL says is taken, stays taken in the gate: refused without the database.
+    const before = t.node.ctx.gate?.claims.refused ?? 0;
+    expect((await second.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] })).status).toBe(409);
+    expect(t.node.ctx.gate?.claims.refused).toBe(before + 1);
+
+    const short = await first.call('POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity: 5 });
+    expect({ status: short.status, code: short.body.code }).toEqual({ status: 409, code: 'NOT_ENOUGH_SEATS' });
+    // The 5 went back, capped at what PostgreSQL has left: the gate now knows only 2 are left.
+    const unitsKey = gateKeys(prefix, showId)[3] as string;
+    expect(await redis.hget(unitsKey, 'GA')).toBe('2');
+    expect((await second.call('POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity: 2 })).status).toBe(201);
+    await expectGateAgrees(showId);
+  }, 60_000);
+
+  it('says in /readyz that Redis is up', async () => {
+    const reply = await t.node.app.inject({ method: 'GET', url: '/readyz' });
+    expect(reply.json()).toEqual({ status: 'ready', redis: 'up' });
+  });
+});
+
+describe.skipIf(testStore === 'sqlite')('Redis at a closed port', () => {
+  let t: Node;
+  beforeAll(async () => {
+    t = await startTestNode({ store: 'postgres', env: { TICKETRUSH_REDIS_URL: 'redis://127.0.0.1:1', TICKETRUSH_REDIS_PREFIX: `test:closed:${randomUUID().slice(0, 8)}:` } });
+  }, 60_000);
+  afterAll(async () => t.close());
+
+  it('holds still succeed on PostgreSQL, refusals still come from it, and /readyz says degraded but ready', async () => {
+    const showId = await createShow(await adminClient(t.node.app), { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 1000 }] });
+    const [a, b] = await crowd(t, 2, `closed${randomUUID().slice(0, 6)}-`) as [HttpBuyer, HttpBuyer];
+    const started = performance.now();
+    expect((await a.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1', 'A-1-2'] })).status).toBe(201);
+    for (let n = 3; n <= 5; n++) expect((await a.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: [`A-1-${n}`] })).status).toBe(201);
+    const lost = await b.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
+    expect({ status: lost.status, code: lost.body.code }).toEqual({ status: 409, code: 'SEAT_UNAVAILABLE' });
+    // Five claims with Redis gone: never a wait on it past its short timeout.
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(t.node.ctx.gate?.claims.bypassed).toBeGreaterThanOrEqual(5);
+    const ready = await t.node.app.inject({ method: 'GET', url: '/readyz' });
+    expect({ status: ready.statusCode, body: ready.json() }).toEqual({ status: 200, body: { status: 'ready', redis: 'down' } });
+  }, 60_000);
+});
+
+async function firstUserId(t: Node): Promise<string> {
+  const user = { userId: randomUUID(), username: `direct${randomUUID().slice(0, 8)}`, passwordHash: 'x', role: 'BUYER' as const, createdAt: Date.now() };
+  const inserted = await t.node.ctx.store.insertUser(user);
+  if (!inserted.ok) throw new Error('user refused');
+  return user.userId;
+}
