@@ -307,7 +307,7 @@ async function measureSoldOut(base: string, adminToken: string, tokens: readonly
   let refused = 0;
   for (let round = 1; round <= rounds; round++) {
     const helloGet = await measure(`round ${round}: hello-world GET (baseline)`, { url: helloGetUrl });
-    const rush = await measure(`round ${round}: POST hold on a sold-out section (PostgreSQL + Redis)`, holdBodies(base, showId, tokens, () => ({ section: 'GA', quantity: 1 })));
+    const rush = await measure(`round ${round}: POST hold on a sold-out section`, holdBodies(base, showId, tokens, () => ({ section: 'GA', quantity: 1 })));
     ratios.push(rush.requestsPerSecond / helloGet.requestsPerSecond);
     attempts += rush.total;
     refused += rush.non2xx;
@@ -330,7 +330,7 @@ async function main(): Promise<void> {
   const summary: Record<string, Record<string, { ratios: number[]; ratio: number; p99Ms: number }>> = {};
   const extra: Record<string, number> = {};
   const stalls: Record<string, Record<string, number>> = {};
-  let soldOut: Record<string, number> | null = null;
+  const soldOut: Record<string, Record<string, number>> = {};
 
   for (const backend of await selectedBackends()) {
     process.stdout.write(`\n== ${backend} ==\n`);
@@ -359,7 +359,8 @@ async function main(): Promise<void> {
         if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
       }
     }
-    if (backend === 'postgres+redis' && parts.has('soldout')) soldOut = await measureSoldOut(base, adminToken, tokens, `${hello.url}/hello`, schemas[schemas.length - 1] as string);
+    // On PostgreSQL alone the same rush is refused by the process's in-memory read model: the comparison.
+    if (backend !== 'sqlite' && parts.has('soldout')) soldOut[backend] = await measureSoldOut(base, adminToken, tokens, `${hello.url}/hello`, schemas[schemas.length - 1] as string);
     summary[backend] = Object.fromEntries([...perScenario].map(([name, r]) => [name, { ratios: r.map((x) => x.ratio), ratio: median(r.map((x) => x.ratio)), p99Ms: median(r.map((x) => x.hold.p99Ms)) }]));
     if (parts.has('stalls')) stalls[backend] = await measureStalls(base, adminToken, tokens);
     if (backend === 'sqlite' && parts.has('reads')) {
@@ -404,10 +405,10 @@ async function main(): Promise<void> {
     process.stdout.write(`${name} / hello-world GET (median round): ${(ratio * 100).toFixed(1)}%${target}\n`);
   }
 
-  if (soldOut !== null) {
-    const share = soldOut.reachedShare ?? Number.NaN;
-    const ratio = soldOut.ratioToHelloGet ?? Number.NaN;
-    process.stdout.write(`sold-out rush over PostgreSQL + Redis: ${((share) * 100).toFixed(3)}% of ${soldOut.attempts} attempts reached PostgreSQL (target < 1%: ${share < 0.01 ? 'PASS' : 'FAIL'}); / hello-world GET (median round): ${(ratio * 100).toFixed(1)}% (target >= 50%: ${ratio >= 0.5 ? 'PASS' : 'FAIL'})\n`);
+  for (const [backend, figures] of Object.entries(soldOut)) {
+    const share = figures.reachedShare ?? Number.NaN;
+    const ratio = figures.ratioToHelloGet ?? Number.NaN;
+    process.stdout.write(`sold-out rush on ${backend}: ${((share) * 100).toFixed(3)}% of ${figures.attempts} attempts reached PostgreSQL (target < 1%: ${share < 0.01 ? 'PASS' : 'FAIL'}); / hello-world GET (median round): ${(ratio * 100).toFixed(1)}% (target >= 50%: ${ratio >= 0.5 ? 'PASS' : 'FAIL'})\n`);
   }
   for (const [backend, steps] of Object.entries(stalls)) {
     for (const [step, ms] of Object.entries(steps)) process.stdout.write(`${backend}: worst event-loop pause, ${step}: ${ms.toFixed(1)} ms (target <= 50 ms: ${ms <= 50 ? 'PASS' : 'FAIL'})\n`);
@@ -424,7 +425,7 @@ async function main(): Promise<void> {
     ratiosToHelloPost: summary,
     ...extra,
     worstEventLoopPauseMs: stalls,
-    soldOutRushOverPostgresRedis: soldOut,
+    soldOutRush: soldOut,
     targets: { holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
   }, null, 2)}\n`);
 }
