@@ -1,7 +1,7 @@
 import type { ClaimOutcome } from '../ports/engine/index.js';
 import type { GateSeat, TakeSeatsOutcome, TakeUnitsOutcome } from '../ports/inventory-gate.js';
 import { AppError } from './errors.js';
-import type { GateService } from './inventory-gate.js';
+import { gateChangesOf, type GateService } from './inventory-gate.js';
 import type { ShowSeats } from './seat-map-cache.js';
 
 /**
@@ -9,11 +9,12 @@ import type { ShowSeats } from './seat-map-cache.js';
  * otherwise it takes first, the database's lock-check-update decides, and anything the database
  * did not grant (a refusal, an error, a busy answer) goes back to the gate. When the gate cannot
  * answer (Redis away or slow, breaker open) or has not been rebuilt, the claim goes to the
- * database as it would without a gate, after the in-process read model's own fast refusal
- * (`fallbackRefusal`). The gate is never the truth: whatever it says, the database decides a grant.
+ * database as it would without a gate. The caller asks the in-process read model first (no I/O):
+ * the gate adds what other processes took a moment ago. The gate is never the truth: whatever
+ * it says, the database decides a grant.
  */
 export async function claimSeatsThroughGate(
-  gate: GateService, entry: ShowSeats, seatIds: readonly string[], fallbackRefusal: () => void, claim: () => Promise<ClaimOutcome>,
+  gate: GateService, entry: ShowSeats, seatIds: readonly string[], claim: () => Promise<ClaimOutcome>,
 ): Promise<ClaimOutcome> {
   const showId = entry.show.showId;
   const indexes = seatIds.map((id) => entry.layout.indexOf(id));
@@ -24,8 +25,9 @@ export async function claimSeatsThroughGate(
     throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', { seatIds: seatIds.filter((_, k) => refused.has(indexes[k] as number)) });
   }
   if (take?.kind !== 'taken') {
-    fallbackRefusal();
-    return claim();
+    const outcome = await claim();
+    if (outcome.ok && take !== null) await learnGrant(gate, entry, outcome);
+    return outcome;
   }
   const taken: GateSeat[] = indexes.map((index, k) => ({ index, version: take.versions[k] ?? 0 }));
   let outcome: ClaimOutcome;
@@ -35,7 +37,8 @@ export async function claimSeatsThroughGate(
     await giveBack(gate, () => gate.port.giveBackSeats(showId, taken));
     throw error;
   }
-  if (!outcome.ok) {
+  if (outcome.ok) await learnGrant(gate, entry, outcome);
+  else {
     // Seats the database says are taken stay taken in the gate (it was behind); the rest go back.
     const stillTaken = new Set(outcome.code === 'SEAT_UNAVAILABLE' ? outcome.seatIds : []);
     const back = taken.filter((_, k) => !stillTaken.has(seatIds[k] as string));
@@ -46,14 +49,11 @@ export async function claimSeatsThroughGate(
 
 /** The same for units of a counted section (general admission, or seats sold by quantity). */
 export async function claimUnitsThroughGate(
-  gate: GateService, showId: string, sectionId: string, quantity: number, fallbackRefusal: () => void, claim: () => Promise<ClaimOutcome>,
+  gate: GateService, showId: string, sectionId: string, quantity: number, claim: () => Promise<ClaimOutcome>,
 ): Promise<ClaimOutcome> {
   const take = await ask(gate, showId, () => gate.port.takeUnits(showId, sectionId, quantity));
   if (take?.kind === 'short') throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${quantity}`, { available: take.left });
-  if (take?.kind !== 'taken') {
-    fallbackRefusal();
-    return claim();
-  }
+  if (take?.kind !== 'taken') return claim();
   let outcome: ClaimOutcome;
   try {
     outcome = await claim();
@@ -68,6 +68,19 @@ export async function claimUnitsThroughGate(
     await giveBack(gate, () => gate.port.giveBackUnits(showId, sectionId, quantity, leftAtMost));
   }
   return outcome;
+}
+
+/**
+ * A grant's seats, as the database versioned them, told to the gate at once (fenced by version like
+ * any change): the gate may have lost the take (a flush) and been rebuilt from a read made just
+ * before this commit, and must not leave the seats free until the relay brings the event.
+ */
+async function learnGrant(gate: GateService, entry: ShowSeats, outcome: ClaimOutcome & { ok: true }): Promise<void> {
+  try {
+    await gate.port.applyChanges(entry.show.showId, gateChangesOf(entry.layout, outcome.changes));
+  } catch {
+    gate.giveBacksLost++;
+  }
 }
 
 /** The gate's answer, or null when it cannot give one in time; a show it lost is rebuilt meanwhile. */

@@ -107,10 +107,10 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
         });
       }
     };
-    const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
-    if (ctx.gate !== undefined) return claimSeatsThroughGate(ctx.gate, entry, request.seatIds, refuseKnownTaken, claimInStore);
     refuseKnownTaken();
-    outcome = await claimInStore();
+    // Then the shared Redis gate, when configured, which also knows what other processes just took.
+    const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+    outcome = ctx.gate === undefined ? await claimInStore() : await claimSeatsThroughGate(ctx.gate, entry, request.seatIds, claimInStore);
   } else {
     const section = request.section === undefined ? undefined : show.seatMap.sections.find((s) => s.id === request.section);
     if (request.section !== undefined && section === undefined) throw new AppError('SECTION_NOT_FOUND', `no section ${request.section} in this show`);
@@ -124,10 +124,9 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
           throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
         }
       };
-      const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
-      if (ctx.gate !== undefined) return claimUnitsThroughGate(ctx.gate, show.showId, section.id, request.quantity, refuseKnownShort, claimInStore);
       refuseKnownShort();
-      outcome = await claimInStore();
+      const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+      outcome = ctx.gate === undefined ? await claimInStore() : await claimUnitsThroughGate(ctx.gate, show.showId, section.id, request.quantity, claimInStore);
     } else {
       if (ctx.seatMaps.seatsBelow(entry, section?.id, request.quantity)) throw new AppError('NOT_ENOUGH_SEATS', `no seats left for ${request.quantity}`);
       outcome = await ctx.store.claimBestAvailable({

@@ -57,6 +57,15 @@ export class GateService {
     this.rebuilding.set(showId, run);
   }
 
+  /**
+   * Rebuilds the show from the database now (after a rush, or when an operator doubts the gate):
+   * it refuses nothing meanwhile. True when rebuilt.
+   */
+  async repair(showId: string): Promise<boolean> {
+    await this.port.forget(showId);
+    return this.rebuild(showId);
+  }
+
   /** Waits for the show's running rebuild, if any (tests, shutdown). */
   async settled(showId?: string): Promise<void> {
     await Promise.all(showId === undefined ? [...this.rebuilding.values()] : [this.rebuilding.get(showId)]);

@@ -88,6 +88,8 @@ export interface InventoryGate {
   beginRebuild(showId: string): Promise<BeginRebuildOutcome>;
   /** False when the fence broke (units changed, the gate was flushed, the lease lapsed): start again. */
   rebuildStep(showId: string, step: RebuildStep): Promise<boolean>;
+  /** Drops the show's built marker: it refuses nothing until rebuilt from the database (a repair). */
+  forget(showId: string): Promise<void>;
   /** Whether the gate answered recently (for /readyz). */
   health(): GateHealth;
   close(): Promise<void>;

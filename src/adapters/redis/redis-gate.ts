@@ -149,6 +149,16 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
       ]);
       return reply[0] === 1;
     },
+    async forget(showId): Promise<void> {
+      if (!breaker.allow()) throw new GateUnavailableError('redis gate skipped: circuit open');
+      try {
+        await redis.del(gateKeys(options.prefix, showId)[0] as string);
+        breaker.succeeded();
+      } catch (error) {
+        breaker.failed();
+        throw new GateUnavailableError(`redis gate failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
     health(): GateHealth {
       return redis.status === 'ready' && !breaker.open ? 'up' : 'down';
     },
