@@ -178,6 +178,34 @@ describe.skipIf(testStore === 'sqlite')('the Redis gate over PostgreSQL', () => 
     await expectGateAgrees(showId);
   }, 60_000);
 
+  it('the relay\'s sink \'redis-gate\' frees in Redis what a release freed (until then the gate refuses it)', async () => {
+    const showId = await newShow();
+    await built(showId);
+    const [a, b] = await crowd(t, 2, `sink${randomUUID().slice(0, 6)}-`) as [HttpBuyer, HttpBuyer];
+    const seat = await a.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
+    const places = await a.call('POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity: 3 });
+    expect([seat.status, places.status]).toEqual([201, 201]);
+    for (const hold of [seat, places]) expect((await a.call('DELETE', `/api/v1/holds/${hold.body.holdId as string}`)).status).toBe(200);
+    // Released in PostgreSQL; the gate has not heard yet (the relay's lag): it still refuses.
+    expect((await b.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] })).status).toBe(409);
+    const version = (await t.node.ctx.store.seatStates(showId, null, 100)).find((s) => s.seatId === 'A-1-1')?.version ?? 0;
+    const sink = t.node.gateSink;
+    if (sink === null) throw new Error('no gate sink');
+    expect(sink.name).toBe('redis-gate');
+    const released = {
+      position: '1', eventId: randomUUID(), type: 'hold.released' as const, showId, createdAt: Date.now(), origin: 'elsewhere', data: {},
+      changes: { showId, seats: [{ seatId: 'A-1-1', status: 'AVAILABLE' as const, holdId: null, version }], stock: [{ sectionId: 'GA', delta: 3 }] },
+    };
+    await sink.deliver([released]);
+    const unitsKey = gateKeys(prefix, showId)[3] as string;
+    expect(await redis.hget(unitsKey, 'GA')).toBe(String(gaCapacity));
+    // A late copy of an older change (the hold's creation) changes nothing: seats are fenced by version.
+    await sink.deliver([{ ...released, eventId: randomUUID(), type: 'hold.created', changes: { showId, seats: [{ seatId: 'A-1-1', status: 'HELD', holdId: 'h', version: version - 1 }], stock: [{ sectionId: 'GA', delta: -3 }] } }]);
+    expect(await redis.hget(unitsKey, 'GA')).toBe(String(gaCapacity));
+    expect((await b.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] })).status).toBe(201);
+    await expectGateAgrees(showId);
+  }, 60_000);
+
   it('says in /readyz that Redis is up', async () => {
     const reply = await t.node.app.inject({ method: 'GET', url: '/readyz' });
     expect(reply.json()).toEqual({ status: 'ready', redis: 'up' });
