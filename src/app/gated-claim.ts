@@ -79,7 +79,7 @@ async function learnGrant(gate: GateService, entry: ShowSeats, outcome: ClaimOut
   try {
     await gate.port.applyChanges(entry.show.showId, gateChangesOf(entry.layout, outcome.changes));
   } catch {
-    gate.giveBacksLost++;
+    gate.writesLost++;
   }
 }
 
@@ -108,6 +108,6 @@ async function giveBack(gate: GateService, work: () => Promise<void>): Promise<v
   try {
     await work();
   } catch {
-    gate.giveBacksLost++;
+    gate.writesLost++;
   }
 }

@@ -22,11 +22,11 @@ export class GateService {
   private readonly rebuilding = new Map<string, Promise<void>>();
   /** Show id -> no new rebuild attempt before then (bounded: oldest dropped first). */
   private readonly pausedUntil = new Map<string, number>();
-  /** Rebuilds finished and failed, for tests and metrics. */
+  /** Rebuilds this process finished, and those whose fence broke, for tests and metrics. */
   rebuilds = 0;
   rebuildMisses = 0;
-  /** Give-backs Redis did not take (the gate then refuses a free seat until its next rebuild). */
-  giveBacksLost = 0;
+  /** Give-backs and grants Redis did not take (the gate then refuses a free seat, or lets a taken one reach the database, until its next rebuild). */
+  writesLost = 0;
   /** Claims the gate refused (the store never saw them), took first, or could not answer (not built, Redis away). */
   readonly claims = { refused: 0, taken: 0, bypassed: 0 };
 
@@ -47,8 +47,7 @@ export class GateService {
     if ((this.pausedUntil.get(showId) ?? 0) > this.now()) return;
     const run = this.rebuild(showId)
       .then((done) => {
-        if (done) this.rebuilds++;
-        else this.pause(showId);
+        if (!done) this.pause(showId);
       }, (error: unknown) => {
         this.pause(showId);
         this.onError(error);
@@ -111,7 +110,10 @@ export class GateService {
         });
         if (last) break;
       }
-      if (intact) return true;
+      if (intact) {
+        this.rebuilds++;
+        return true;
+      }
       this.rebuildMisses++;
     }
     return false;
