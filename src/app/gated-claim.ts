@@ -20,8 +20,9 @@ export async function claimSeatsThroughGate(
   const indexes = seatIds.map((id) => entry.layout.indexOf(id));
   // An unknown seat id: the database answers SEAT_NOT_FOUND with the ids; nothing to take.
   const take = indexes.some((i) => i < 0) ? null : await ask(gate, showId, () => gate.port.takeSeats(showId, indexes));
-  if (take?.kind === 'refused') {
+  if (take?.kind === 'refused' && !gateBehind(entry, take.indexes, take.versions)) {
     const refused = new Set(take.indexes);
+    gate.claims.refused++;
     throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', { seatIds: seatIds.filter((_, k) => refused.has(indexes[k] as number)) });
   }
   if (take?.kind !== 'taken') {
@@ -52,7 +53,10 @@ export async function claimUnitsThroughGate(
   gate: GateService, showId: string, sectionId: string, quantity: number, claim: () => Promise<ClaimOutcome>,
 ): Promise<ClaimOutcome> {
   const take = await ask(gate, showId, () => gate.port.takeUnits(showId, sectionId, quantity));
-  if (take?.kind === 'short') throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${quantity}`, { available: take.left });
+  if (take?.kind === 'short') {
+    gate.claims.refused++;
+    throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${quantity}`, { available: take.left });
+  }
   if (take?.kind !== 'taken') return claim();
   let outcome: ClaimOutcome;
   try {
@@ -68,6 +72,16 @@ export async function claimUnitsThroughGate(
     await giveBack(gate, () => gate.port.giveBackUnits(showId, sectionId, quantity, leftAtMost));
   }
   return outcome;
+}
+
+/**
+ * Whether every seat the gate refused is one this process's read model saw freed at a newer
+ * version than the gate holds: the gate has not heard of the release yet (the relay's lag), so the
+ * database decides instead. Versions come from the database, so a read model that is behind
+ * (another process took the seat) never overrules the gate.
+ */
+function gateBehind(entry: ShowSeats, indexes: readonly number[], versions: readonly number[]): boolean {
+  return indexes.every((index, k) => entry.statuses[index] === 0 && (entry.versions[index] ?? 0) > (versions[k] ?? 0));
 }
 
 /**
@@ -91,7 +105,6 @@ async function ask<T extends TakeSeatsOutcome | TakeUnitsOutcome>(gate: GateServ
       gate.claims.bypassed++;
       gate.triggerRebuild(showId);
     } else if (answer.kind === 'taken') gate.claims.taken++;
-    else gate.claims.refused++;
     return answer;
   } catch {
     // Redis unreachable, slow or skipped by the breaker: the database alone decides (slower, not down).

@@ -20,8 +20,8 @@ export interface GateSeat {
 export type TakeSeatsOutcome =
   /** Every seat was free and is now taken; `versions[k]` is the version the gate held for `indexes[k]` (fences the give-back). */
   | { readonly kind: 'taken'; readonly versions: readonly number[] }
-  /** Some seats are known taken (nothing was changed). */
-  | { readonly kind: 'refused'; readonly indexes: readonly number[] }
+  /** Some seats are known taken (nothing was changed); `versions[k]`: the version the gate holds for `indexes[k]`. */
+  | { readonly kind: 'refused'; readonly indexes: readonly number[]; readonly versions: readonly number[] }
   /** The gate has not been (re)built for this show: it refuses nothing; ask the database. */
   | { readonly kind: 'notBuilt' };
 

@@ -48,10 +48,10 @@ describe.skipIf(!redisUp)('seats', () => {
 
   it('takes free seats, refuses taken ones without changing anything, gives back', async () => {
     await build(10, [3]);
-    expect(await gate.takeSeats(showId, [3, 4])).toEqual({ kind: 'refused', indexes: [3] });
+    expect(await gate.takeSeats(showId, [3, 4])).toEqual({ kind: 'refused', indexes: [3], versions: [1] });
     // The refusal took nothing: seat 4 is still free.
     expect(await gate.takeSeats(showId, [4, 5])).toEqual({ kind: 'taken', versions: [0, 0] });
-    expect(await gate.takeSeats(showId, [5])).toEqual({ kind: 'refused', indexes: [5] });
+    expect(await gate.takeSeats(showId, [5])).toEqual({ kind: 'refused', indexes: [5], versions: [0] });
     await gate.giveBackSeats(showId, [{ index: 4, version: 0 }, { index: 5, version: 0 }]);
     expect(await gate.takeSeats(showId, [4, 5])).toMatchObject({ kind: 'taken' });
     expect(await gate.redis.bitcount(gateKeys(prefix, showId)[1] as string)).toBe(3);
@@ -63,14 +63,14 @@ describe.skipIf(!redisUp)('seats', () => {
     // The database says seat 1 is held at version 1 (someone else's commit, relayed).
     await gate.applyChanges(showId, { seats: [{ index: 1, taken: true, version: 1 }], unitsBack: [] });
     await gate.giveBackSeats(showId, [{ index: 1, version: 0 }]);
-    expect(await gate.takeSeats(showId, [1])).toEqual({ kind: 'refused', indexes: [1] });
+    expect(await gate.takeSeats(showId, [1])).toEqual({ kind: 'refused', indexes: [1], versions: [1] });
   });
 
   it('applies changes fenced by version: an old or repeated change never overwrites a newer one', async () => {
     await build(4);
     await gate.applyChanges(showId, { seats: [{ index: 2, taken: true, version: 5 }], unitsBack: [] });
     await gate.applyChanges(showId, { seats: [{ index: 2, taken: false, version: 4 }], unitsBack: [] });
-    expect(await gate.takeSeats(showId, [2])).toEqual({ kind: 'refused', indexes: [2] });
+    expect(await gate.takeSeats(showId, [2])).toEqual({ kind: 'refused', indexes: [2], versions: [5] });
     await gate.applyChanges(showId, { seats: [{ index: 2, taken: false, version: 6 }], unitsBack: [] });
     expect(await gate.takeSeats(showId, [2])).toEqual({ kind: 'taken', versions: [6] });
   });
@@ -82,7 +82,7 @@ describe.skipIf(!redisUp)('seats', () => {
     await gate.applyChanges(showId, { seats: [{ index: 0, taken: false, version: 3 }], unitsBack: [] });
     expect(await gate.rebuildStep(showId, { fence: begun.fence, from: 0, taken: [true, true], versions: [2, 2], finish: { unitsLeft: [] } })).toBe(true);
     expect(await gate.takeSeats(showId, [0])).toEqual({ kind: 'taken', versions: [3] });
-    expect(await gate.takeSeats(showId, [1])).toEqual({ kind: 'refused', indexes: [1] });
+    expect(await gate.takeSeats(showId, [1])).toEqual({ kind: 'refused', indexes: [1], versions: [2] });
   });
 
   it('one rebuild at a time per show; a built show needs none', async () => {

@@ -13,12 +13,19 @@
  * Replies are arrays whose first element says the outcome (-1 not built, 0 refused, 1 done).
  */
 
-/** ARGV: seat indexes. Refuses every known-taken seat, or takes them all and answers their versions. */
+/**
+ * ARGV: seat indexes. Refuses every known-taken seat (answering index, version pairs, so the
+ * caller can tell a gate that has not heard of a newer release yet), or takes them all and
+ * answers their versions.
+ */
 export const takeSeatsLua = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {-1} end
 local refused = {}
 for i = 1, #ARGV do
-  if redis.call('GETBIT', KEYS[2], ARGV[i]) == 1 then refused[#refused + 1] = tonumber(ARGV[i]) end
+  if redis.call('GETBIT', KEYS[2], ARGV[i]) == 1 then
+    refused[#refused + 1] = tonumber(ARGV[i])
+    refused[#refused + 1] = redis.call('BITFIELD', KEYS[3], 'GET', 'u32', '#' .. ARGV[i])[1]
+  end
 end
 if #refused > 0 then
   table.insert(refused, 1, 0)

@@ -108,7 +108,10 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
       checkIndexes(indexes);
       const reply = await call('gateTakeSeats', showId, [...indexes]);
       if (reply[0] === -1) return { kind: 'notBuilt' };
-      if (reply[0] === 0) return { kind: 'refused', indexes: reply.slice(1).map(Number) };
+      if (reply[0] === 0) {
+        const pairs = reply.slice(1).map(Number);
+        return { kind: 'refused', indexes: pairs.filter((_, k) => k % 2 === 0), versions: pairs.filter((_, k) => k % 2 === 1) };
+      }
       return { kind: 'taken', versions: reply.slice(1).map(Number) };
     },
     async takeUnits(showId, sectionId, units): Promise<TakeUnitsOutcome> {
