@@ -22,6 +22,8 @@ export const appErrorCodes = [
   /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
   'UNAUTHORIZED',
   'ORDER_NOT_TICKETED',
+  'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_LIMIT_REACHED',
 ] as const;
 
 /**

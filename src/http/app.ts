@@ -23,6 +23,7 @@ import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
 import { organizerRoutes } from './routes/organizer.js';
 import { doorRoutes } from './routes/door.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -133,6 +134,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

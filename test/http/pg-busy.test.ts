@@ -27,6 +27,7 @@ let ticketId: string;
 let ticketedOrderId: string;
 let qr: string;
 let soldOutShowId: string;
+let webhookId: string;
 
 describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -63,6 +64,7 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     soldOutShowId = await createShow(admin, { sections: [{ id: 'S', name: 'Stalls', rows: 1, seatsPerRow: 1, priceCents: 100 }, { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 1, priceCents: 100 }] });
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { seatIds: ['S-1-1'] })).status).toBe(201);
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { section: 'GA', quantity: 1 })).status).toBe(201);
+    webhookId = (await admin.request('POST', '/api/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.paid'] })).body.webhookId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -106,6 +108,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/admin/users', url: () => '/api/v1/admin/users?q=busy', expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/attendees', url: () => `/api/v1/admin/shows/${showId}/attendees?q=busy`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/shows/{showId}/checkin-stats', url: () => `/api/v1/shows/${showId}/checkin-stats`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', body: () => ({ url: 'http://127.0.0.1:9/other', events: ['order.paid'] }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/webhooks/{webhookId}/deliveries', url: () => `/api/v1/admin/webhooks/${webhookId}/deliveries`, expect: 'busy', as: 'admin' },
+    { method: 'DELETE', path: '/api/v1/admin/webhooks/{webhookId}', url: () => `/api/v1/admin/webhooks/${webhookId}`, expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

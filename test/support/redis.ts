@@ -1,3 +1,4 @@
+import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 
 /**
@@ -34,4 +35,30 @@ export async function redisReachable(url: string): Promise<boolean> {
   } finally {
     redis.disconnect();
   }
+}
+
+/** A TCP relay to a Redis that a test can cut, as a Redis going away while the server runs would. */
+export async function redisRelay(url: string): Promise<{ port: number; cut(): Promise<void> }> {
+  const target = new URL(url);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((inbound) => {
+    const outbound = connect(Number(target.port || 6379), target.hostname);
+    sockets.add(inbound).add(outbound);
+    inbound.pipe(outbound).pipe(inbound);
+    const end = (): void => {
+      inbound.destroy();
+      outbound.destroy();
+    };
+    inbound.on('error', end).on('close', end);
+    outbound.on('error', end).on('close', end);
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return {
+    port: (server.address() as AddressInfo).port,
+    async cut() {
+      const closed = new Promise((done) => server.close(done));
+      for (const socket of sockets) socket.destroy();
+      await closed;
+    },
+  };
 }

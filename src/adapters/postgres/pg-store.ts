@@ -8,9 +8,11 @@ import { pgOrders } from './orders.js';
 import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
+import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgTickets } from './tickets.js';
 import { pgIdempotency, pgUsers } from './users.js';
+import { pgWebhooks } from './webhooks.js';
 
 export interface PgStoreOptions extends PgPoolOptions {
   /** Extra attempts after a serialization failure or deadlock. */
@@ -22,6 +24,8 @@ export interface PgStoreOptions extends PgPoolOptions {
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
 export interface PgStore extends Store {
   readonly pools: Readonly<Record<keyof PgLanes, pg.Pool>>;
+  /** For the adapters that keep their own tables in the shared database (the sandbox ledger). */
+  readonly lanes: PgLanes;
 }
 
 /**
@@ -49,7 +53,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgTickets(lanes.checkout),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    ...pgWebhooks(lanes.checkout),
+    ...pgSettings(lanes.checkout),
     pools,
+    lanes,
     async ping() {
       await lanes.checkout.query('SELECT 1');
     },

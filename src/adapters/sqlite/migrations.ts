@@ -203,6 +203,61 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
+  // v11: reserved for the outbox branch (issue 22); replaced by its migration when merged.
+  '',
+  // v12: signed webhooks out (issue 22 item 4): endpoints, one delivery per (endpoint, event),
+  // and every attempt of each, so an admin sees when and how each one was tried.
+  `
+  CREATE TABLE webhooks (
+    webhook_id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+    created_at INTEGER NOT NULL,
+    disabled_reason TEXT
+  );
+  CREATE TABLE webhook_deliveries (
+    delivery_id TEXT PRIMARY KEY,
+    webhook_id TEXT NOT NULL REFERENCES webhooks(webhook_id) ON DELETE CASCADE,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attempts INTEGER NOT NULL CHECK (attempts >= 0),
+    status TEXT NOT NULL CHECK (status IN ('PENDING','DELIVERED','FAILED','DISABLED')),
+    next_attempt_at INTEGER,
+    last_status_code INTEGER,
+    last_duration_ms INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  -- A redelivered outbox event never makes a second delivery to the same endpoint.
+  CREATE UNIQUE INDEX webhook_deliveries_one_per_event ON webhook_deliveries (webhook_id, event_id);
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, delivery_id) WHERE status = 'PENDING';
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, delivery_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(delivery_id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL CHECK (attempt >= 1),
+    at INTEGER NOT NULL,
+    status_code INTEGER,
+    duration_ms INTEGER NOT NULL,
+    error TEXT,
+    outcome TEXT NOT NULL CHECK (outcome IN ('DELIVERED','RETRY','FAILED','GONE')),
+    next_attempt_at INTEGER,
+    PRIMARY KEY (delivery_id, attempt)
+  ) WITHOUT ROWID;
+  `,
+  // v14 (issue 22; v11-v13 belong to branches merged beside it): values every process must agree
+  // on, first writer wins (SettingsStore.settleSetting). IF NOT EXISTS, so its place in the array
+  // does not matter when the parallel branches' migrations are merged before it.
+  `
+  CREATE TABLE IF NOT EXISTS settings (
+    name TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 100),
+    value TEXT NOT NULL CHECK (length(value) <= 16384),
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**
