@@ -21,6 +21,7 @@ import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
 import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
 import { isConnectionFailure } from './adapters/postgres/connection-failure.js';
 import { probeRedis, redisAddress, redisReadiness } from './adapters/redis/probe.js';
+import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
@@ -33,6 +34,8 @@ import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { feedingReadModel } from './app/read-model-store.js';
+import { redisGateSink } from './app/gate-sink.js';
+import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
 import { createWebhookSink } from './app/webhook-sink.js';
@@ -56,6 +59,8 @@ export interface Node {
    * deliveries (its runJob is the deliver-webhook job's handler).
    */
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
+  readonly gateSink: OutboxSink | null;
   /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the address it listens at. */
   listen(): Promise<string>;
   stop(): Promise<void>;
@@ -175,8 +180,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     })
     : null;
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
+  // Seed 003's gate in front of the claims, when Redis is configured. Lost while running, it is
+  // skipped (short timeout, circuit breaker): claims go to the database, slower, not down.
+  const redisGate = config.redis === null ? null : openRedisGate({ url: config.redis.url, prefix: config.redis.prefix });
+  const gate = redisGate === null ? null : new GateService(redisGate, store, () => clock.now(), (error) => telemetry.jobFailed('gate-rebuild', error));
   const releaseStorage = async (): Promise<void> => {
     redisReady?.close();
+    await redisGate?.close();
     sandbox?.stop();
     try {
       await store.close();
@@ -206,7 +216,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
       currency: config.currency,
     },
+    ...(gate === null ? {} : { gate }),
   };
+  const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
   // deliver-webhook job), never on a request's path. No job queue is wired yet: the due pass,
   // woken by the sink, sends at once.
@@ -307,6 +319,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     ctx,
     config,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
+    gateSink,
     async listen() {
       const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
       listenUrl = address;

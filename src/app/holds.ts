@@ -4,6 +4,7 @@ import type { ShowSeats } from './seat-map-cache.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
+import { claimSeatsThroughGate, claimUnitsThroughGate } from './gated-claim.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
 
@@ -101,12 +102,17 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
     const notForSale = ctx.seatMaps.placesOf(entry, request.seatIds).filter((p) => counted.has(p.section)).map((p) => p.seatId);
     if (notForSale.length > 0) throw new AppError('SEAT_NOT_FOUND', 'these seats are sold by quantity: hold a quantity of their section', { seatIds: notForSale });
     // Fast path: a seat the read model already knows is taken fails here, without a transaction.
-    if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
-      throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
-        seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
-      });
-    }
-    outcome = await ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+    const refuseKnownTaken = (): void => {
+      if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
+        throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
+          seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
+        });
+      }
+    };
+    refuseKnownTaken();
+    // Then the shared Redis gate, when configured, which also knows what other processes just took.
+    const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+    outcome = ctx.gate === undefined ? await claimInStore() : await claimSeatsThroughGate(ctx.gate, entry, request.seatIds, claimInStore);
   } else {
     const section = request.section === undefined ? undefined : show.seatMap.sections.find((s) => s.id === request.section);
     if (request.section !== undefined && section === undefined) throw new AppError('SECTION_NOT_FOUND', `no section ${request.section} in this show`);
@@ -115,10 +121,14 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
     // (on PostgreSQL they had taken the connections the winners needed to check out).
     if (section !== undefined && isCounted(section)) {
       if ((request.accessible ?? 0) > 0) throw new AppError('NOT_ENOUGH_SEATS', 'seats of this section are picked when tickets are issued; accessible seats cannot be asked for');
-      if (ctx.seatMaps.stockBelow(entry, section.id, request.quantity)) {
-        throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
-      }
-      outcome = await ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+      const refuseKnownShort = (): void => {
+        if (ctx.seatMaps.stockBelow(entry, section.id, request.quantity)) {
+          throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
+        }
+      };
+      refuseKnownShort();
+      const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+      outcome = ctx.gate === undefined ? await claimInStore() : await claimUnitsThroughGate(ctx.gate, show.showId, section.id, request.quantity, claimInStore);
     } else {
       if (ctx.seatMaps.seatsBelow(entry, section?.id, request.quantity)) throw new AppError('NOT_ENOUGH_SEATS', `no seats left for ${request.quantity}`);
       outcome = await ctx.store.claimBestAvailable({

@@ -18,7 +18,7 @@ export interface RawSql {
 }
 
 export async function rawSql(h: TestStoreHandle): Promise<RawSql> {
-  const pick = (sql: SqlFor): string => (typeof sql === 'string' ? sql : sql[h.database.store]);
+  const pick = (sql: SqlFor): string => (typeof sql === 'string' ? sql : sql[h.database.store === 'sqlite' ? 'sqlite' : 'postgres']);
   if (h.database.store === 'sqlite') {
     const db = new Database(join(h.database.dataDir, 'ticketrush.db'));
     db.pragma('busy_timeout = 5000');

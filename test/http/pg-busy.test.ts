@@ -30,7 +30,7 @@ let soldOutShowId: string;
 let webhookId: string;
 let flashSaleId: string;
 
-describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
+describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
     t = await startTestNode({
       env: {
