@@ -40,6 +40,18 @@ module.exports = {
       to: { path: ['^src/adapters/', '^src/(compose|cli)\\.ts$'] },
     },
     {
+      name: 'http-goes-through-use-cases',
+      comment: [
+        'The header above: the HTTP edge reaches the world through use cases. It may not import the store port',
+        '(src/ports/engine: operations, outcomes, store errors) nor the read model and its renderers',
+        '(app/seat-map-cache, app/seat-map-render): a route asks a use case (app/*.ts) for what it sends.',
+        'test/http/edge-boundary.test.ts checks the other half: no route calls ctx.store or ctx.seatMaps.',
+      ].join(' '),
+      severity: 'error',
+      from: { path: '^src/http/' },
+      to: { path: ['^src/ports/engine/', '^src/app/seat-map-(cache|render)\\.ts$'] },
+    },
+    {
       name: 'lib-is-generic',
       severity: 'error',
       from: { path: '^src/lib/' },

@@ -10,24 +10,39 @@
 // Issue 14: the server's worst event-loop pause while a 100,000-seat show is created, first read
 // and a third sold (monitorEventLoopDelay, through /metrics), and reads of that show (a 304, the
 // compact availability) against a hello-world GET.
+// Issue 22, 8(a) (BENCH_PARTS=soldout): a rush on a SOLD-OUT counted section over PostgreSQL +
+// Redis (the gate of seed 003 in front): how many of the attempts reach PostgreSQL (table scans
+// of the server's schema, pg_stat_user_tables, calibrated by the claims that sold it out; target
+// < 1%), and the rate against a hello-world GET (target >= 0.5).
 // Everything runs on 127.0.0.1, for a fixed duration; servers are child processes.
 import autocannon, { type Options, type Result } from 'autocannon';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startChildServer, type ChildServer } from '../test/support/child-server.js';
+import pg from 'pg';
 import { createSchema, dropSchema, postgresReachable, uniqueSchemaName } from '../test/support/postgres.js';
+import { measureColdHerds } from './cold-herd.js';
+import { deleteRedisKeys } from '../test/support/redis.js';
 
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-type Backend = 'sqlite' | 'postgres';
+type Backend = 'sqlite' | 'postgres' | 'postgres+redis';
+const redisUrl = process.env.TICKETRUSH_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const redisPrefixes: string[] = [];
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
 const rounds = Number(process.env.BENCH_ROUNDS ?? 3);
 const connections = Number(process.env.BENCH_CONNECTIONS ?? 64);
 const warmupSeconds = 2;
-/** BENCH_PARTS=holds,stalls,reads (all by default) runs only some parts, for a quick look at one. */
-const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads').split(',').map((p) => p.trim()));
+/**
+ * BENCH_PARTS=holds,stalls,reads,soldout,cold (all by default) runs only some parts, for a quick look at one.
+ * cold: issue 22 item 8(c), the 500-buyer herd on a freshly started server (bench/cold-herd.ts).
+ * soldout: issue 22 item 8(a), a rush on a sold-out section over PostgreSQL (+ Redis).
+ */
+const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold').split(',').map((p) => p.trim()));
 const buyerCount = 64;
+/** Fresh servers per backend for the cold-start herd (BENCH_COLD_ROUNDS). */
+const coldRounds = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
 const admin = { username: 'bench-admin', password: 'bench-admin-password' };
 
 interface Figures {
@@ -98,11 +113,16 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
   const dir = join(dataDir, backend);
   mkdirSync(dir, { recursive: true });
   let store: Record<string, string> = {};
-  if (backend === 'postgres') {
+  if (backend !== 'sqlite') {
     const schema = uniqueSchemaName();
     await createSchema(databaseUrl, schema);
     schemas.push(schema);
     store = { TICKETRUSH_DATABASE_URL: databaseUrl, TICKETRUSH_DATABASE_SCHEMA: schema };
+    if (backend === 'postgres+redis') {
+      const prefix = `bench:${schema}:`;
+      redisPrefixes.push(prefix);
+      store = { ...store, TICKETRUSH_REDIS_URL: redisUrl, TICKETRUSH_REDIS_PREFIX: prefix };
+    }
   }
   return startChildServer([...profile, 'bin/ticketrush.js', 'start'], {
     ...process.env,
@@ -175,7 +195,7 @@ interface Scenario {
   prepare(base: string, adminToken: string, tokens: readonly string[], round: number): Promise<Options>;
 }
 
-const scenarios: readonly Scenario[] = [
+const allScenarios: readonly Scenario[] = [
   {
     name: 'POST hold (explicit seat)',
     async prepare(base, adminToken, tokens, round) {
@@ -193,6 +213,38 @@ const scenarios: readonly Scenario[] = [
     },
   },
   {
+    // Issue 23: the buyer's one step (units + order awaiting payment, one store operation, then the
+    // sandbox provider), every request on the same item. The per-buyer limit is the most a sale
+    // allows (100): 64 buyers take at most 6,400 units a round, so refusals (non-2xx) past that
+    // rate say the bench, not the store, ran out.
+    name: 'POST flash-sale order (1 unit, one hot item)',
+    async prepare(base, adminToken, tokens, round) {
+      const now = Date.now();
+      const created = await call(base, 'POST', '/api/v1/admin/flash-sales', {
+        title: `Bench flash ${round}`, saleStartsAt: new Date(now - 60_000).toISOString(), saleEndsAt: new Date(now + 86_400_000).toISOString(), maxPerUser: 100,
+        items: [{ itemId: 'HOT', name: 'Hot item', priceCents: 990, originalPriceCents: 9900, stock: 1_000_000 }],
+      }, adminToken);
+      if (created.status !== 201) throw new Error(`create flash sale: ${created.status} ${JSON.stringify(created.json)}`);
+      const saleId = created.json.flashSaleId as string;
+      let next = 0;
+      return {
+        url: base,
+        requests: [{
+          method: 'POST',
+          path: `/api/v1/flash-sales/${saleId}/orders`,
+          setupRequest: (request) => {
+            const i = next++;
+            return {
+              ...request,
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${tokens[i % tokens.length] ?? ''}`, 'x-idempotency-key': `bench-${round}-${i}` },
+              body: JSON.stringify({ itemId: 'HOT', quantity: 1 }),
+            };
+          },
+        }],
+      };
+    },
+  },
+  {
     name: 'POST hold (1 GA place, one section)',
     async prepare(base, adminToken, tokens, round) {
       const showId = await createShow(base, adminToken, `Bench GA ${round}`, [{ id: 'GA', kind: 'GENERAL_ADMISSION', capacity: 200_000 }]);
@@ -202,11 +254,17 @@ const scenarios: readonly Scenario[] = [
   },
 ];
 
+/** BENCH_SCENARIOS=flash,GA (all by default) runs only the scenarios whose names contain one of these words. */
+const scenarioFilter = process.env.BENCH_SCENARIOS?.split(',').map((w) => w.trim().toLowerCase()).filter((w) => w !== '') ?? [];
+const scenarios = scenarioFilter.length === 0 ? allScenarios : allScenarios.filter((s) => scenarioFilter.some((w) => s.name.toLowerCase().includes(w)));
+
 async function selectedBackends(): Promise<Backend[]> {
-  const asked = process.env.BENCH_STORES?.split(',').map((s) => s.trim()).filter((s): s is Backend => s === 'sqlite' || s === 'postgres');
+  const asked = process.env.BENCH_STORES?.split(',').map((s) => s.trim()).filter((s): s is Backend => s === 'sqlite' || s === 'postgres' || s === 'postgres+redis');
   const reachable = await postgresReachable(databaseUrl);
   if (!reachable.ok) process.stdout.write(`PostgreSQL not reachable at ${databaseUrl} (${reachable.reason}): benching SQLite only\n`);
-  return (asked ?? ['sqlite', 'postgres']).filter((b) => b === 'sqlite' || reachable.ok);
+  // PostgreSQL + Redis (the gate in front) is benched for the sold-out rush part.
+  const defaults: Backend[] = parts.has('soldout') ? ['sqlite', 'postgres', 'postgres+redis'] : ['sqlite', 'postgres'];
+  return (asked ?? defaults).filter((b) => b === 'sqlite' || reachable.ok);
 }
 
 /**
@@ -252,6 +310,57 @@ async function measureStalls(base: string, adminToken: string, tokens: readonly 
   return figures;
 }
 
+/** Index and sequential scans of every table of the server's schema so far (PostgreSQL's own counters). */
+async function schemaScans(schema: string): Promise<number> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    // Backends publish their counters when idle, within PGSTAT_IDLE_INTERVAL (10 s): wait it out.
+    await new Promise((resolve) => setTimeout(resolve, 11_000));
+    const reply = await client.query<{ scans: string }>('SELECT COALESCE(SUM(COALESCE(seq_scan, 0) + COALESCE(idx_scan, 0)), 0) AS scans FROM pg_stat_user_tables WHERE schemaname = $1', [schema]);
+    return Number(reply.rows[0]?.scans ?? 0);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Issue 22, 8(a): a standing section is sold out through the API (those claims calibrate what one
+ * claim costs PostgreSQL in table scans), then a rush of one-place holds on it is measured against
+ * a hello-world GET, interleaved by round. Every attempt must be refused (409) by the Redis gate:
+ * the scans PostgreSQL counted meanwhile, in claims, over the attempts is the share that reached it.
+ */
+async function measureSoldOut(base: string, adminToken: string, tokens: readonly string[], helloGetUrl: string, schema: string): Promise<Record<string, number>> {
+  const capacity = 200;
+  const showId = await createShow(base, adminToken, 'Bench sold out', [{ id: 'GA', kind: 'GENERAL_ADMISSION', capacity }]);
+  // The first claim finds the gate not built and rebuilds it; the claims that sell out go through it.
+  const first = await call(base, 'POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity: 1, holdSeconds: 900 }, tokens[0]);
+  if (first.status !== 201) throw new Error(`sold-out bench: first hold ${first.status}`);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const before = await schemaScans(schema);
+  const sellingClaims = capacity - 1;
+  for (let i = 0; i < sellingClaims; i++) {
+    const reply = await call(base, 'POST', `/api/v1/shows/${showId}/holds`, { section: 'GA', quantity: 1, holdSeconds: 900 }, tokens[i % tokens.length]);
+    if (reply.status !== 201) throw new Error(`sold-out bench: selling hold ${i}: ${reply.status} ${JSON.stringify(reply.json)}`);
+  }
+  const sold = await schemaScans(schema);
+  const scansPerClaim = (sold - before) / sellingClaims;
+  const ratios: number[] = [];
+  let attempts = 0;
+  let refused = 0;
+  for (let round = 1; round <= rounds; round++) {
+    const helloGet = await measure(`round ${round}: hello-world GET (baseline)`, { url: helloGetUrl });
+    const rush = await measure(`round ${round}: POST hold on a sold-out section`, holdBodies(base, showId, tokens, () => ({ section: 'GA', quantity: 1 })));
+    ratios.push(rush.requestsPerSecond / helloGet.requestsPerSecond);
+    attempts += rush.total;
+    refused += rush.non2xx;
+  }
+  const after = await schemaScans(schema);
+  const reachedShare = scansPerClaim > 0 ? (after - sold) / scansPerClaim / Math.max(1, attempts) : Number.NaN;
+  process.stdout.write(`  sold-out rush: ${attempts} attempts, ${refused} refused; PostgreSQL table scans: ${sold - before} for ${sellingClaims} selling claims (${scansPerClaim.toFixed(1)} a claim), ${after - sold} during the rush = ${(reachedShare * 100).toFixed(3)}% of attempts\n`);
+  return { ratioToHelloGet: median(ratios), attempts, refused, scansPerClaim, rushScans: after - sold, reachedShare };
+}
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 async function main(): Promise<void> {
@@ -264,6 +373,8 @@ async function main(): Promise<void> {
   const summary: Record<string, Record<string, { ratios: number[]; ratio: number; p99Ms: number }>> = {};
   const extra: Record<string, number> = {};
   const stalls: Record<string, Record<string, number>> = {};
+  let cold: Awaited<ReturnType<typeof measureColdHerds>> = {};
+  const soldOut: Record<string, Record<string, number>> = {};
 
   for (const backend of await selectedBackends()) {
     process.stdout.write(`\n== ${backend} ==\n`);
@@ -292,6 +403,8 @@ async function main(): Promise<void> {
         if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
       }
     }
+    // On PostgreSQL alone the same rush is refused by the process's in-memory read model: the comparison.
+    if (backend !== 'sqlite' && parts.has('soldout')) soldOut[backend] = await measureSoldOut(base, adminToken, tokens, `${hello.url}/hello`, schemas[schemas.length - 1] as string);
     summary[backend] = Object.fromEntries([...perScenario].map(([name, r]) => [name, { ratios: r.map((x) => x.ratio), ratio: median(r.map((x) => x.ratio)), p99Ms: median(r.map((x) => x.hold.p99Ms)) }]));
     if (parts.has('stalls')) stalls[backend] = await measureStalls(base, adminToken, tokens);
     if (backend === 'sqlite' && parts.has('reads')) {
@@ -319,6 +432,12 @@ async function main(): Promise<void> {
     await server.stop();
   }
 
+  if (parts.has('cold')) {
+    // Fresh servers of their own (one per round), after the others have stopped.
+    process.stdout.write(`\n== cold start: ${coldRounds} fresh servers per backend ==\n`);
+    cold = await measureColdHerds((await selectedBackends()).filter((b): b is 'sqlite' | 'postgres' => b === 'sqlite' || b === 'postgres'), coldRounds);
+  }
+
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
   for (const f of rows) process.stdout.write(`| ${f.name} | ${Math.round(f.requestsPerSecond)} | ${f.p50Ms} | ${f.p99Ms} | ${f.non2xx} | ${f.errors} |\n`);
   process.stdout.write('\n| backend | scenario | / hello-world POST (median round) | rounds | p99 ms |\n|---|---|---:|---|---:|\n');
@@ -336,8 +455,17 @@ async function main(): Promise<void> {
     process.stdout.write(`${name} / hello-world GET (median round): ${(ratio * 100).toFixed(1)}%${target}\n`);
   }
 
+  for (const [backend, figures] of Object.entries(soldOut)) {
+    const share = figures.reachedShare ?? Number.NaN;
+    const ratio = figures.ratioToHelloGet ?? Number.NaN;
+    process.stdout.write(`sold-out rush on ${backend}: ${((share) * 100).toFixed(3)}% of ${figures.attempts} attempts reached PostgreSQL (target < 1%: ${share < 0.01 ? 'PASS' : 'FAIL'}); / hello-world GET (median round): ${(ratio * 100).toFixed(1)}% (target >= 50%: ${ratio >= 0.5 ? 'PASS' : 'FAIL'})\n`);
+  }
   for (const [backend, steps] of Object.entries(stalls)) {
     for (const [step, ms] of Object.entries(steps)) process.stdout.write(`${backend}: worst event-loop pause, ${step}: ${ms.toFixed(1)} ms (target <= 50 ms: ${ms <= 50 ? 'PASS' : 'FAIL'})\n`);
+  }
+
+  for (const [backend, r] of Object.entries(cold)) {
+    process.stdout.write(`${backend}: cold-start herd p99 / /healthz herd p99 (median of ${r.rounds.length} fresh servers): ${r.ratio.toFixed(2)} (target <= 3: ${r.ratio <= 3 ? 'PASS' : 'FAIL'}); rounds: ${r.rounds.map((f) => `${f.holdsP99Ms.toFixed(0)}/${f.healthzP99Ms.toFixed(0)} ms`).join(', ')}\n`);
   }
 
   mkdirSync('bench/results', { recursive: true });
@@ -351,13 +479,16 @@ async function main(): Promise<void> {
     ratiosToHelloPost: summary,
     ...extra,
     worstEventLoopPauseMs: stalls,
-    targets: { holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
+    coldStartHerd: cold,
+    soldOutRush: soldOut,
+    targets: { coldHerdToHealthzP99RatioMax: 3, holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
   }, null, 2)}\n`);
 }
 
 async function cleanUp(): Promise<void> {
   await Promise.all(children.map((c) => c.stop()));
   for (const schema of schemas) await dropSchema(databaseUrl, schema).catch(() => undefined);
+  for (const prefix of redisPrefixes) await deleteRedisKeys(redisUrl, prefix).catch(() => undefined);
   rmSync(dataDir, { recursive: true, force: true });
 }
 

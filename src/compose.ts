@@ -22,6 +22,7 @@ import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
 import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
 import { isConnectionFailure } from './adapters/postgres/connection-failure.js';
 import { probeRedis, redisAddress, redisReadiness } from './adapters/redis/probe.js';
+import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
@@ -31,6 +32,12 @@ import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
+import { warmReadModels } from './app/warm-up.js';
+import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { feedingReadModel } from './app/read-model-store.js';
+import { redisGateSink } from './app/gate-sink.js';
+import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
 import { createWebhookSink } from './app/webhook-sink.js';
@@ -57,6 +64,8 @@ export interface Node {
    * deliveries (its runJob is the deliver-webhook job's handler).
    */
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
+  readonly gateSink: OutboxSink | null;
   /**
    * Listens, then starts the sandbox's deliveries and (unless composed with jobs: false) the
    * periodic sweeps and the webhooks' due pass. Returns the address it listens at.
@@ -78,6 +87,13 @@ export interface ComposeOptions {
    * (`ticketrush start --no-jobs`); it still enqueues jobs, for the processes that run them.
    */
   readonly jobs?: boolean;
+  /**
+   * Open the database pools' connections before listening and keep them (default true, as a
+   * deployed server should). In-process test nodes turn it off: many share one PostgreSQL.
+   */
+  readonly warmStore?: boolean;
+  /** More durable consumers of the outbox for the relay, beside the webhooks' sink (e.g. the Redis gate). */
+  readonly outboxSinks?: readonly OutboxSink[];
 }
 
 /**
@@ -85,10 +101,11 @@ export interface ComposeOptions {
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean; readonly origin?: string } = {}): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
-    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
+    const sqlite = { filename: database.filename, ...(options.origin === undefined ? {} : { origin: options.origin }) };
+    return database.ownThread ? openSqliteStoreThread(sqlite) : openSqliteStore(sqlite);
   }
   return openPgStore({
     url: database.url,
@@ -100,6 +117,8 @@ export async function openConfiguredStore(config: Pick<Config, 'database'>): Pro
     lockTimeoutMs: database.lockTimeoutMs,
     statementTimeoutMs: database.statementTimeoutMs,
     retriesMax: database.retriesMax,
+    ...(options.warm === true ? { warm: true } : {}),
+    ...(options.origin === undefined ? {} : { origin: options.origin }),
   });
 }
 
@@ -123,6 +142,9 @@ export function describeStore(database: Config['database']): string {
   return `PostgreSQL ${where} schema ${database.schema}`;
 }
 
+/** How often the outbox relay looks for rows for its sinks: webhooks may wait that long; the read model does not (it has the change feed). */
+const relayIntervalMs = 250;
+
 /** The composition root: the only place that picks adapters and wires them into the application. */
 export async function composeNode(loaded: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
@@ -130,10 +152,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   // on SQLite, where the directory holds the store, the secrets and the sandbox ledger; over
   // PostgreSQL all three live in the database and many processes share it by design.
   const dataDirLock = loaded.database.kind === 'sqlite' ? lockDataDir(loaded.dataDir) : { release() {} };
+  // This process's name on the outbox rows it writes: its change feed skips them (applied locally).
+  const origin = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
   let store: Store;
   let config: Config;
   try {
-    store = await openConfiguredStore(loaded).catch((error: unknown) => {
+    // A server: its pools opened before it listens (the first onsale after a deploy must not open them).
+    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? true, origin }).catch((error: unknown) => {
       if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
       throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
     });
@@ -185,8 +210,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     })
     : null;
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
+  // Seed 003's gate in front of the claims, when Redis is configured. Lost while running, it is
+  // skipped (short timeout, circuit breaker): claims go to the database, slower, not down.
+  const redisGate = config.redis === null ? null : openRedisGate({ url: config.redis.url, prefix: config.redis.prefix });
+  const gate = redisGate === null ? null : new GateService(redisGate, store, () => clock.now(), (error) => telemetry.jobFailed('gate-rebuild', error));
   const releaseStorage = async (): Promise<void> => {
     redisReady?.close();
+    await redisGate?.close();
     sandbox?.stop();
     try {
       await store.close();
@@ -194,8 +224,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       dataDirLock.release();
     }
   };
+  const seatMaps = new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax });
   const ctx: AppContext = {
-    store,
+    // Every inventory change this process makes reaches its read model here, as the call returns.
+    store: feedingReadModel(store, seatMaps),
     clock,
     ids: randomIds,
     jobs: queue,
@@ -205,7 +237,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,
-    seatMaps: new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax }),
+    seatMaps,
     policy: {
       holdSecondsDefault: config.holdSecondsDefault,
       holdSecondsMax: config.holdSecondsMax,
@@ -214,7 +246,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
       currency: config.currency,
     },
+    ...(gate === null ? {} : { gate }),
   };
+  const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
   // deliver-webhook job), never on a request's path. The due pass, woken by the sink, sends at
   // once; with BullMQ each retry is also a delayed job, so it survives this process.
@@ -278,8 +312,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
+  let feed: ChangeFeed | null = null;
+  let relay: OutboxRelayLoop | null = null;
   const release = async (): Promise<void> => {
     await jobs?.stop();
+    feed?.stop();
+    relay?.stop();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     webhookDelivery.stop();
@@ -294,9 +332,19 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     for (const warning of config.warnings) app.log.warn(warning);
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
+    // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
+    if (config.database.kind !== 'sqlite') {
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+    }
     // Holds that fell due while the process was down are freed before the first request (by the
     // processes that run jobs; an API-only one leaves it to them).
     if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // The read models of the shows on sale (or about to be) loaded before the first request.
+    const warmed = await warmReadModels(ctx);
+    if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
+    // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
+    // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
+    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -325,6 +373,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     holder,
     startJobs,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
+    gateSink,
     async listen() {
       const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
       listenUrl = address;

@@ -45,6 +45,10 @@ export interface Config {
   readonly liveConnectionsMax: number;
   /** Seats the seat-map read model keeps in memory, all shows together (least recently used dropped). */
   readonly readModelSeatsMax: number;
+  /** Outbox rows every relay cursor has passed are deleted once they are this old (TICKETRUSH_OUTBOX_RETENTION_HOURS). */
+  readonly outboxRetentionHours: number;
+  /** How often each process reads other processes' changes from the outbox (PostgreSQL; TICKETRUSH_CHANGE_FEED_MS). */
+  readonly changeFeedMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
@@ -198,6 +202,8 @@ export function loadConfig(env: Env = process.env): Config {
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
+    outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
+    changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
     webhooks: Object.freeze({
       timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),

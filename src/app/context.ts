@@ -5,6 +5,7 @@ import type { PaymentProvider } from '../ports/payment-provider.js';
 import type { AccountThrottle } from '../ports/rate-limiter.js';
 import type { PasswordHasher, TicketSigner } from '../ports/security.js';
 import type { BookingTelemetry } from '../ports/telemetry.js';
+import type { GateService } from './inventory-gate.js';
 import type { SeatMapCache } from './seat-map-cache.js';
 
 /** Policy the application needs from configuration (already validated and frozen). */
@@ -32,4 +33,6 @@ export interface AppContext {
   readonly telemetry: BookingTelemetry;
   readonly seatMaps: SeatMapCache;
   readonly policy: BookingPolicy;
+  /** The Redis gate in front of the store's claims (seed 003), when Redis is configured. */
+  readonly gate?: GateService;
 }

@@ -1,5 +1,8 @@
 import type { DomainError, DomainErrorCode, Result } from '../domain/index.js';
 
+/** The store's busy answer, as the edge sees it (503 BUSY): through the application, not the store port. */
+export { StoreBusyError } from '../ports/engine/index.js';
+
 /** Codes the application adds to the domain's: lookups, accounts, idempotency, edges of the world. */
 export const appErrorCodes = [
   'SHOW_NOT_FOUND',
@@ -24,6 +27,10 @@ export const appErrorCodes = [
   'ORDER_NOT_TICKETED',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',
+  /** No show or campaign with that id (issue 23). */
+  'ACTIVITY_NOT_FOUND',
+  /** The flash sale has no item with that id. */
+  'ITEM_NOT_FOUND',
 ] as const;
 
 /**

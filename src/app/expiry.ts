@@ -34,7 +34,6 @@ export async function expireHold(ctx: AppContext, holdId: string): Promise<boole
   if (hold === null || !isOverdue(hold, now)) return false;
   const outcome = await ctx.store.lapseHold({ holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
   if (!outcome.ok) return false;
-  ctx.seatMaps.apply(outcome.changes);
   ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
   return true;
 }
@@ -59,7 +58,6 @@ export async function sweepOverdueHolds(ctx: AppContext, batchesMax = 50): Promi
         try {
           const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
           if (!outcome.ok) continue; // moved on since the page was read
-          ctx.seatMaps.apply(outcome.changes);
           ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
           freed++;
         } catch (error) {

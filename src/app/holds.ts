@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { cancelExpiry } from './enqueue.js';
 import { rescheduleExpiry, scheduleExpiry } from './expiry.js';
+import { claimSeatsThroughGate, claimUnitsThroughGate } from './gated-claim.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
 
@@ -57,6 +58,8 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
   // The read model's copy of the show: its seat map never changes, and an edit replaces the copy (replaceShow) as it commits.
   const entry = found(await ctx.seatMaps.get(command.showId), 'SHOW_NOT_FOUND', 'no such show');
   const { show } = entry;
+  // A flash sale's stock is sold through its own route (its offline switch, its order kind).
+  if (show.campaign !== undefined) throw new AppError('SHOW_NOT_FOUND', 'no such show: this is a flash sale (POST /flash-sales/{id}/orders)');
   const { request } = command;
   const now = ctx.clock.now();
   const units = request.kind === 'seats' ? request.seatIds.length : request.quantity;
@@ -100,12 +103,17 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
     const notForSale = ctx.seatMaps.placesOf(entry, request.seatIds).filter((p) => counted.has(p.section)).map((p) => p.seatId);
     if (notForSale.length > 0) throw new AppError('SEAT_NOT_FOUND', 'these seats are sold by quantity: hold a quantity of their section', { seatIds: notForSale });
     // Fast path: a seat the read model already knows is taken fails here, without a transaction.
-    if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
-      throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
-        seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
-      });
-    }
-    outcome = await ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+    const refuseKnownTaken = (): void => {
+      if (!ctx.seatMaps.allAvailable(entry, request.seatIds)) {
+        throw new AppError('SEAT_UNAVAILABLE', 'some seats are no longer available', {
+          seatIds: request.seatIds.filter((id) => !ctx.seatMaps.allAvailable(entry, [id])),
+        });
+      }
+    };
+    refuseKnownTaken();
+    // Then the shared Redis gate, when configured, which also knows what other processes just took.
+    const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimSeats({ ...base, seatIds: request.seatIds });
+    outcome = ctx.gate === undefined ? await claimInStore() : await claimSeatsThroughGate(ctx.gate, entry, request.seatIds, claimInStore);
   } else {
     const section = request.section === undefined ? undefined : show.seatMap.sections.find((s) => s.id === request.section);
     if (request.section !== undefined && section === undefined) throw new AppError('SECTION_NOT_FOUND', `no section ${request.section} in this show`);
@@ -114,10 +122,14 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
     // (on PostgreSQL they had taken the connections the winners needed to check out).
     if (section !== undefined && isCounted(section)) {
       if ((request.accessible ?? 0) > 0) throw new AppError('NOT_ENOUGH_SEATS', 'seats of this section are picked when tickets are issued; accessible seats cannot be asked for');
-      if (ctx.seatMaps.stockBelow(entry, section.id, request.quantity)) {
-        throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
-      }
-      outcome = await ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+      const refuseKnownShort = (): void => {
+        if (ctx.seatMaps.stockBelow(entry, section.id, request.quantity)) {
+          throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${request.quantity}`, { available: entry.sections.get(section.id)?.available ?? 0 });
+        }
+      };
+      refuseKnownShort();
+      const claimInStore = (): Promise<ClaimOutcome> => ctx.store.claimUnits({ ...base, sectionId: section.id, quantity: request.quantity });
+      outcome = ctx.gate === undefined ? await claimInStore() : await claimUnitsThroughGate(ctx.gate, show.showId, section.id, request.quantity, claimInStore);
     } else {
       if (ctx.seatMaps.seatsBelow(entry, section?.id, request.quantity)) throw new AppError('NOT_ENOUGH_SEATS', `no seats left for ${request.quantity}`);
       outcome = await ctx.store.claimBestAvailable({
@@ -135,7 +147,6 @@ async function claim(ctx: AppContext, entry: ShowSeats, show: Show, base: ClaimB
 
 function placed(ctx: AppContext, outcome: ClaimOutcome, request: HoldRequest): PlacedHold {
   if (outcome.ok) {
-    ctx.seatMaps.apply(outcome.changes);
     scheduleExpiry(ctx, outcome.hold);
     return { hold: outcome.hold, adjacent: outcome.adjacent };
   }
@@ -189,7 +200,6 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     const event = unwrap(releaseByOwner(hold, userId, now));
     const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now });
     if (outcome.ok) {
-      ctx.seatMaps.apply(outcome.changes);
       return done(outcome.hold);
     }
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');

@@ -64,7 +64,7 @@ export function orderRequestHash(holdId: string): string {
   return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
 }
 
-type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: KeyClaim };
+export type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: KeyClaim };
 
 /**
  * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
@@ -72,7 +72,7 @@ type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: Ke
  * the store says the key was written first by someone else (beginKey false), that record is read
  * and honoured: this request never goes on without its own record.
  */
-async function beginKey(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun> {
+export async function beginKey(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun> {
   for (let round = 0; round < roundsMax; round++) {
     const now = ctx.clock.now();
     const existing = await ctx.store.getKey(scope, key);
@@ -175,7 +175,7 @@ async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promis
  * the key over, gets the same payment back, never a second one. Only the provider's own failure is
  * PAYMENT_PROVIDER_UNAVAILABLE ("nothing was charged").
  */
-async function openPayment(ctx: AppContext, order: Order): Promise<string> {
+export async function openPayment(ctx: AppContext, order: Order): Promise<string> {
   // The show's own currency (chosen at its creation); the configured one for shows from before.
   const currency = (await ctx.seatMaps.show(order.showId))?.currency ?? ctx.policy.currency;
   try {
@@ -190,7 +190,7 @@ async function openPayment(ctx: AppContext, order: Order): Promise<string> {
   }
 }
 
-async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
+export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
   const now = ctx.clock.now();
   const pending = unwrap(moveOrder(order, 'AWAIT_PAYMENT', now, { paymentId }));
   const outcome = await ctx.store.awaitPayment({
@@ -217,7 +217,7 @@ async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paym
  * INIT, so a retry with the same key goes on with the same order. Both act only on this request's
  * record: a retry that took the key over answers for it now.
  */
-async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order | null, error: unknown): Promise<void> {
+export async function settleFailedStart(ctx: AppContext, claim: KeyClaim, order: Order | null, error: unknown): Promise<void> {
   if (!(error instanceof AppError && finalFailures.has(error.code))) {
     await ctx.store.removeKey(claim);
     return;
@@ -250,7 +250,6 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
       if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       return again(outcome);
     }
-    ctx.seatMaps.apply(outcome.changes);
     cancelExpiry(ctx, hold.holdId);
     return done(outcome.cancelledOrder);
   });

@@ -57,7 +57,6 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
     outcome = await ctx.store.settlePayment(settlement.plan);
   }
   if (outcome.ok) {
-    ctx.seatMaps.apply(outcome.changes);
     return done({ outcome: settlement.outcome, payment: outcome.payment, ...base });
   }
   if ('code' in outcome) throw new AppError('INVARIANT_VIOLATED', `payment ${payment.paymentId} could be neither sold nor refunded`);

@@ -84,6 +84,9 @@ export class SeatMapCache {
   private readonly missing = new Map<string, number>();
   private readonly evictedVersions = new Map<string, number>();
   private uses = 0;
+  /** Stock re-reads in flight, per show (applyRemote). */
+  private readonly resyncs = new Map<string, { again: boolean }>();
+  private changedStock = false;
   /** The highest version any show reached in this process: a reload whose memo is gone starts above it. */
   private highWater = 0;
   private everEvicted = false;
@@ -149,6 +152,64 @@ export class SeatMapCache {
     if (entry !== undefined) {
       if (this.applyChanges(entry, changes)) this.feed.changed(changes.showId);
     } else this.pending.get(changes.showId)?.push(changes);
+  }
+
+  /**
+   * What another process committed (from the outbox feed). Seat changes carry versions, so they
+   * apply exactly as local ones (a change this process already has is ignored). Counted stock
+   * moves as deltas, and a delta may already be in a snapshot this process loaded after the
+   * change committed: instead of adding it, the show's counters are read again from the store
+   * (one read per show however many remote stock changes arrive meanwhile).
+   */
+  applyRemote(changes: InventoryChanges | null): void {
+    if (changes === null) return;
+    if (changes.seats.length > 0) this.apply({ showId: changes.showId, seats: changes.seats, stock: [] });
+    if (changes.stock.length === 0) return;
+    const entry = this.shows.get(changes.showId);
+    // Not loaded: a load reads the counters anyway; loading now: it reads them again when done.
+    if (entry === undefined) {
+      this.pending.get(changes.showId)?.push({ showId: changes.showId, seats: [], stock: changes.stock.map((s) => ({ sectionId: s.sectionId, delta: 0 })) });
+      return;
+    }
+    this.resyncSoon(entry);
+  }
+
+  /** One stock re-read per show in flight; changes arriving meanwhile ask for one more after it. */
+  private resyncSoon(entry: ShowSeats): void {
+    const showId = entry.show.showId;
+    const state = this.resyncs.get(showId);
+    if (state !== undefined) {
+      state.again = true;
+      return;
+    }
+    const run = { again: false };
+    this.resyncs.set(showId, run);
+    const loop = async (): Promise<void> => {
+      try {
+        do {
+          run.again = false;
+          await this.resyncStock(entry);
+          if (this.changedStock) {
+            this.changedStock = false;
+            this.feed.changed(showId);
+          }
+        } while (run.again && this.shows.get(showId) === entry);
+      } finally {
+        this.resyncs.delete(showId);
+      }
+    };
+    void loop().catch(() => undefined);
+  }
+
+  /**
+   * A show's details changed on another process (show.changed): a show it did not know is looked
+   * up again at once, and a loaded one takes the new details.
+   */
+  async refreshShow(showId: string, read: (showId: string) => Promise<Show | null>): Promise<void> {
+    this.forgetMissing(showId);
+    if (!this.shows.has(showId)) return;
+    const show = await read(showId);
+    if (show !== null) this.replaceShow(show);
   }
 
   /** The full (per-seat) or compact seat map at the current version, rendered incrementally. */
@@ -318,6 +379,7 @@ export class SeatMapCache {
       section.available = read.available;
       this.bump(entry);
       this.feed.recordStock(entry.show.showId, entry.version);
+      this.changedStock = true;
     }
   }
 

@@ -14,12 +14,13 @@ import { again, done, withStaleRetries } from './stale-retry.js';
 export async function editShow(ctx: AppContext, showId: string, edit: ShowEdit): Promise<Show> {
   return withStaleRetries('updateShow', async () => {
     const show = await ctx.store.getShow(showId);
-    if (show === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    // A flash sale's show changes only by the campaign's rules (PATCH /admin/activities/{id}).
+    if (show === null || show.campaign !== undefined) throw new AppError('SHOW_NOT_FOUND', 'no such show');
     const entry = await ctx.seatMaps.get(showId);
     const taken = entry !== null && [...entry.sections.values()].some((s) => s.capacity - Math.max(0, s.available) > 0);
     const plan = unwrap(planShowEdit(show, edit, ctx.clock.now(), { taken }));
     if (!plan.changed) return done(show);
-    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details: detailsOf(plan.show) });
+    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details: detailsOf(plan.show), now: ctx.clock.now() });
     if (!outcome.ok) {
       if ('stale' in outcome) return again(outcome);
       throw new AppError('SHOW_NOT_FOUND', 'no such show');

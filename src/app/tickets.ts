@@ -21,7 +21,6 @@ export async function issueOrderTickets(ctx: AppContext, orderId: string): Promi
     const tickets = unwrap(planTicketIssue(order, identities, now));
     const outcome = await ctx.store.issueTickets({ orderId, tickets, now });
     if (outcome.ok) {
-      ctx.seatMaps.apply(outcome.changes);
       return done(outcome.tickets.length);
     }
     if ('code' in outcome) throw new AppError('INVARIANT_VIOLATED', `section ${outcome.sectionId} has fewer free seats than order ${orderId} paid for`);

@@ -1,4 +1,4 @@
-import { seatIdsOf, type Hold, type Order, type ReservationLine, type Ticket } from '../domain/index.js';
+import { seatIdsOf, type Hold, type Order, type OrderKind, type ReservationLine, type Ticket } from '../domain/index.js';
 
 /** What the API shows of each record. Times cross the edge as ISO 8601. */
 export const iso = (ms: number): string => new Date(ms).toISOString();
@@ -58,7 +58,12 @@ export type MyHoldView = HoldView & HoldTermsView & { show: HoldShowView };
 
 export interface OrderView {
   orderId: string;
-  showId: string;
+  /** What the order sells (issue 23): a show's seats or places, a flash sale's items, a bargain's goods. */
+  kind: OrderKind;
+  /** The show (kind SHOW: its showId) or campaign sold. */
+  activityId: string;
+  /** The show, for kind SHOW; null for a campaign's order (see activityId). */
+  showId: string | null;
   holdId: string;
   seatIds: string[];
   lines: LineView[];
@@ -71,7 +76,9 @@ export interface OrderView {
 
 export const orderView = (o: Order): OrderView => ({
   orderId: o.orderId,
-  showId: o.showId,
+  kind: o.kind ?? 'SHOW',
+  activityId: o.activityId ?? o.showId,
+  showId: (o.kind ?? 'SHOW') === 'SHOW' ? o.showId : null,
   holdId: o.holdId,
   seatIds: seatIdsOf(o.lines),
   lines: lineViews(o.lines),

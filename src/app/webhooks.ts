@@ -4,6 +4,9 @@ import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 
 /** What the admin use cases need besides the store: randomness, and where this server answers. */
+/** The event names a webhook may subscribe to (the outbox's types), for the edge's schema. */
+export const webhookEventTypes = outboxEventTypes;
+
 export interface WebhookSettings {
   /** This server's own addresses (listen address, TICKETRUSH_PUBLIC_URL): a webhook may not point at them. */
   selfAddresses(): readonly SelfAddress[];

@@ -26,8 +26,16 @@ export interface Hold {
   readonly extensions: number;
 }
 
+/** What an order sells: a show's seats or places, a flash sale's items, a bargain's goods (issue 23). */
+export const orderKinds = ['SHOW', 'FLASH_SALE', 'BARGAIN'] as const;
+export type OrderKind = (typeof orderKinds)[number];
+
 export interface Order {
   readonly orderId: string;
+  /** Absent on orders of shows (stored as SHOW): a campaign's order always says its kind. */
+  readonly kind?: OrderKind;
+  /** The campaign sold (a flash sale's id); absent on a show's order, whose activity is its showId. */
+  readonly activityId?: string;
   readonly userId: string;
   readonly showId: string;
   readonly holdId: string;

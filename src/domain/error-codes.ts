@@ -34,6 +34,9 @@ export const domainErrorCodes = [
   'WEBHOOK_URL_LOOP',
   'WEBHOOK_EVENT_UNKNOWN',
   'INVARIANT_VIOLATED',
+  'SOLD_OUT',
+  'ACTIVITY_OFFLINE',
+  'INVALID_FLASH_SALE',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -17,3 +17,5 @@ export * from './stage-distance.js';
 export * from './venue-geometry.js';
 export * from './show-edit.js';
 export * from './webhook-rules.js';
+export * from './flash-sale.js';
+export * from './activity.js';

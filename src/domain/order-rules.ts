@@ -65,11 +65,6 @@ export function paymentToCollect(order: Order, hold: Hold, now: number): Result<
   return ok(order.paymentId);
 }
 
-/** Orders that still tie up seats or money: a second order for the same hold is refused while one is live. */
-export function isLiveOrder(order: Pick<Order, 'status'>): boolean {
-  return order.status !== 'CANCELLED' && order.status !== 'REFUNDED';
-}
-
 /** The money arrived: the order is PAID or its tickets are issued. */
 export function isPaidOrder(order: Pick<Order, 'status'>): boolean {
   return order.status === 'PAID' || order.status === 'TICKETED';

@@ -1,5 +1,3 @@
-import type { SectionSpec } from './show.js';
-
 /**
  * One line of a hold or order: specific seats of a section (sold by seat), or a quantity of a
  * counted section (general admission, or a seated section sold by quantity whose seats are picked
@@ -19,13 +17,13 @@ export function seatIdsOf(lines: readonly ReservationLine[]): string[] {
   return lines.flatMap((line) => (line.kind === 'SEATS' ? [...line.seatIds] : []));
 }
 
-/** The price of the lines: each unit at its section's price (a price tier), never the seat's. */
-export function priceOfLines(lines: readonly ReservationLine[], sections: readonly Pick<SectionSpec, 'id' | 'priceCents'>[]): number {
-  const prices = new Map(sections.map((s) => [s.id, s.priceCents]));
-  return lines.reduce((sum, line) => {
-    const units = line.kind === 'SEATS' ? line.seatIds.length : line.quantity;
-    return sum + units * (prices.get(line.sectionId) ?? 0);
-  }, 0);
+/**
+ * The price of a hold's lines: each unit at its section's price (a price tier), never the seat's.
+ * The one place a hold is priced; every adapter's claim calls it with the section prices it read
+ * (the single-statement claims of PostgreSQL sum the same prices in SQL).
+ */
+export function holdPriceCents(lines: readonly ReservationLine[], priceCentsOf: (sectionId: string) => number | undefined): number {
+  return lines.reduce((sum, line) => sum + (line.kind === 'SEATS' ? line.seatIds.length : line.quantity) * (priceCentsOf(line.sectionId) ?? 0), 0);
 }
 
 /** Groups seats by their section into SEATS lines, in the order the sections first appear. */

@@ -82,6 +82,11 @@ export interface Show {
   readonly currency: string | null;
   /** Raised by every edit: an edit applies only to the version it was decided on (no lost update). */
   readonly version: number;
+  /**
+   * Set when the show carries a campaign's stock (issue 23: a flash sale's items are its counted
+   * sections): it is sold only through the campaign's own route, never held as a show.
+   */
+  readonly campaign?: 'FLASH_SALE';
 }
 
 /** A seat as the booking core sees it. `version` increases on every change (optimistic locking). */

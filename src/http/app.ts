@@ -4,7 +4,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { AppError } from '../app/errors.js';
-import { StoreBusyError } from '../ports/engine/index.js';
+import { StoreBusyError } from '../app/errors.js';
 import { limits } from '../domain/index.js';
 import { AllowedMethods } from './allowed-methods.js';
 import { respondToClientError } from './client-errors.js';
@@ -15,6 +15,7 @@ import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
 import { bookingRoutes } from './routes/booking.js';
+import { campaignRoutes } from './routes/campaigns.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -135,6 +136,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

@@ -1,3 +1,4 @@
+import type { ReadinessCheck } from '../app/readiness.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
@@ -37,9 +38,6 @@ export interface HttpDeps {
 }
 
 /** A dependency /readyz checks: `name` says which and where, never a password. */
-export interface ReadinessCheck {
-  readonly name: string;
-  check(): Promise<void>;
-}
+export type { ReadinessCheck } from '../app/readiness.js';
 
 export const defaultRequestTimeoutMs = 30_000;

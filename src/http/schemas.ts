@@ -212,10 +212,12 @@ export const OrderHeaders = Type.Object({
 
 export const OrderResponse = Type.Object({
   orderId: Type.String(),
-  showId: Type.String(),
-  holdId: Type.String(),
-  seatIds: Type.Array(Type.String()),
-  lines: Type.Array(Line),
+  kind: Type.Union([Type.Literal('SHOW'), Type.Literal('FLASH_SALE'), Type.Literal('BARGAIN')], { description: 'What the order sells: a show\'s seats or places, a flash sale\'s items, a bargain\'s goods' }),
+  activityId: Type.String({ description: 'The show (kind SHOW: its showId) or the campaign sold' }),
+  showId: Type.Union([Type.String(), Type.Null()], { description: 'The show, for kind SHOW; null for a campaign\'s order (see activityId)' }),
+  holdId: Type.String({ description: 'The hold that carries the seats or units until paid (a campaign\'s order has one too)' }),
+  seatIds: Type.Array(Type.String(), { description: 'Specific seats (kind SHOW); empty otherwise' }),
+  lines: Type.Array(Line, { description: 'Kind SHOW: seats or places of sections; FLASH_SALE: one UNITS line whose sectionId is the itemId' }),
   status: Type.String(),
   amountCents: Type.Integer(),
   paymentId: Type.Union([Type.String(), Type.Null()]),

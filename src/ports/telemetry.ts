@@ -15,6 +15,8 @@ export interface BookingTelemetry {
   webhookAttempt(outcome: string, seconds: number): void;
   /** A background step failed; a sweep will retry it, but an operator must be able to see it. */
   jobFailed(task: string, error: unknown): void;
+  /** How far a durable outbox sink is behind: now - createdAt of its oldest undelivered row (0 when caught up). */
+  outboxRelayLag(sink: string, seconds: number): void;
 }
 
 export const silentTelemetry: BookingTelemetry = {
@@ -27,4 +29,5 @@ export const silentTelemetry: BookingTelemetry = {
   checkIn: () => undefined,
   webhookAttempt: () => undefined,
   jobFailed: () => undefined,
+  outboxRelayLag: () => undefined,
 };

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openPgStore } from '../../src/adapters/postgres/pg-store.js';
+import { openPgStore, type PgStore } from '../../src/adapters/postgres/pg-store.js';
 import { createPgPool } from '../../src/adapters/postgres/pool.js';
 import { inTransaction } from '../../src/adapters/postgres/transaction.js';
 import { createShow } from '../../src/domain/index.js';
@@ -20,12 +20,13 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
     for (const schema of schemas) await dropSchema(url, schema);
   });
 
-  async function open(overrides: { lockTimeoutMs?: number; statementTimeoutMs?: number } = {}): Promise<{ store: Store; schema: string }> {
+  async function open(overrides: { lockTimeoutMs?: number; statementTimeoutMs?: number; idleTimeoutMs?: number; warm?: boolean } = {}): Promise<{ store: PgStore; schema: string }> {
     const schema = uniqueSchemaName();
     schemas.push(schema);
     const store = await openPgStore({
-      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3,
+      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: overrides.idleTimeoutMs ?? 5_000, retriesMax: 3,
       lockTimeoutMs: overrides.lockTimeoutMs ?? 200, statementTimeoutMs: overrides.statementTimeoutMs ?? 5_000,
+      ...(overrides.warm === undefined ? {} : { warm: overrides.warm }),
     });
     closers.push(() => store.close());
     return { store, schema };
@@ -138,33 +139,40 @@ describe.skipIf(!reachable.ok)('PostgreSQL adapter', () => {
       expect(rows[0]?.n).toBe(1);
     }
   });
-  it('storage guards refuse by themselves what the conditional statements never write (second line of defence)', async () => {
+
+  it('opens a warm store with every connection open, kept open while idle, and the claims prepared on each (cold-start herd)', async () => {
+    const { store } = await open({ warm: true, idleTimeoutMs: 100 });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect([store.pools.rush.totalCount, store.pools.checkout.totalCount]).toEqual([4, 2]);
+    const prepared = await Promise.all(Array.from({ length: 4 }, () => store.pools.rush.connect()));
+    try {
+      for (const c of prepared) {
+        const { rows } = await c.query<{ name: string }>('SELECT name FROM pg_prepared_statements ORDER BY name');
+        expect(rows.map((r) => r.name)).toEqual(['claim-seats', 'claim-units', 'free-rows']);
+      }
+    } finally {
+      for (const c of prepared) c.release();
+    }
+    // A store opened for a tool or a test stays lazy: nothing open it did not use.
+    const lazy = await open({ idleTimeoutMs: 100 });
+    expect(lazy.store.pools.rush.totalCount).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect([lazy.store.pools.rush.totalCount, lazy.store.pools.checkout.totalCount]).toEqual([0, 0]);
+  });
+
+  it('warms a store over a show on sale without writing anything: the warm-up claims are rolled back', async () => {
     const { store, schema } = await open();
     await showWithHold(store);
-    const made = createShow({
-      showId: 'show-ga', title: 't', venue: 'v', city: 'c', startsAt: T0 + 86_400_000 * 10, saleStartsAt: T0 - 1_000, saleEndsAt: T0 + 86_400_000, maxSeatsPerUser: null,
-      seatMap: { sections: [{ id: 'GA', name: 'GA', kind: 'GENERAL_ADMISSION', capacity: 10, priceCents: 100 }] },
-    }, T0);
-    if (!made.ok) throw new Error('show');
-    await store.createShow(made.value);
+    await store.close();
+    const warm = await openPgStore({
+      url, schema, poolMax: 4, checkoutPoolMax: 2, connectTimeoutMs: 5_000, idleTimeoutMs: 5_000, retriesMax: 3, lockTimeoutMs: 200, statementTimeoutMs: 5_000, warm: true,
+    });
+    closers.push(() => warm.close());
     const sql = await client(schema);
-    const refused = async (statement: string, params: unknown[] = []): Promise<string | undefined> => {
-      try {
-        await sql.query(statement, params);
-        return undefined;
-      } catch (error) {
-        return (error as { constraint?: string }).constraint;
-      }
-    };
-    // A second live claim on A-1-1 (hold h1 has it): the partial unique index.
-    await sql.query(`INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at) VALUES ('h2', 'show-1', 'u1', 100, 1, 'ACTIVE', $1, $2)`, [T0, T0 + 60_000]);
-    expect(await refused("INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim) VALUES ('h2', 0, 'show-1', 'A', 'A-1-1', NULL, 1, true)")).toBe('hold_lines_one_live_claim');
-    // Stock below zero or above capacity: the bucket CHECK.
-    expect(await refused("UPDATE stock_buckets SET available = available - 100 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
-    expect(await refused("UPDATE stock_buckets SET available = available + 1 WHERE show_id = 'show-ga'")).toBe('stock_within_capacity');
-    // A buyer's units below zero: the counter CHECK.
-    expect(await refused("UPDATE user_show_units SET units = units - 100 WHERE user_id = 'u1'")).toBe('user_units_not_negative');
-    // A seat HELD by nobody: the ownership CHECK.
-    expect(await refused("UPDATE seats SET hold_id = NULL WHERE seat_id = 'A-1-1'")).toBe('seat_owned_unless_available');
+    const { rows } = await sql.query<{ users: number; holds: number; lines: number; units: number; moved: number }>(`SELECT
+      (SELECT count(*)::int FROM users) AS users, (SELECT count(*)::int FROM holds) AS holds, (SELECT count(*)::int FROM hold_lines) AS lines,
+      (SELECT count(*)::int FROM user_show_units) AS units, (SELECT count(*)::int FROM seats WHERE status <> 'AVAILABLE' OR version <> 0) AS moved`);
+    // The show's one hold (h1 on A-1-1, by u1) and nothing else.
+    expect(rows[0]).toEqual({ users: 1, holds: 1, lines: 1, units: 1, moved: 1 });
   });
 });

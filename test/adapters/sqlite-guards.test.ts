@@ -10,7 +10,9 @@ import { createShow, unwrapOk } from './sqlite-fixtures.js';
 /**
  * Guards that back each other up on SQLite: each is checked here with the other one out of the
  * way (the state a bug or a concurrent writer elsewhere could leave), so removing either alone
- * turns a test red. The state is bent through a second connection to the same file.
+ * turns a test red. The state is bent through a second connection to the same file. The seat's
+ * AVAILABLE condition and the one-live-claim index are checked on every store in
+ * test/contract/storage-guards.test.ts.
  */
 let dir: string;
 let store: Store;
@@ -36,19 +38,6 @@ afterEach(async () => {
 });
 
 const claim = (holdId: string, userId: string) => ({ holdId, showId: 'shw', userId, now: 1, expiresAt: 1_000, userUnitsMax: 10 });
-
-it('never takes a seat that is not AVAILABLE, even when its live claim row is gone (conditional take)', async () => {
-  unwrapOk(await store.claimSeats({ ...claim('h1', 'u1'), seatIds: ['A-1-1'] }));
-  raw.prepare("UPDATE hold_lines SET claim = NULL WHERE hold_id = 'h1'").run();
-  expect(await store.claimSeats({ ...claim('h2', 'u2'), seatIds: ['A-1-1'] })).toEqual({ ok: false, code: 'SEAT_UNAVAILABLE', seatIds: ['A-1-1'] });
-  expect(raw.prepare("SELECT hold_id FROM seats WHERE seat_id = 'A-1-1'").get()).toEqual({ hold_id: 'h1' });
-});
-
-it('never gives a seat a second live claim, even when the seat row says AVAILABLE (partial unique index)', async () => {
-  unwrapOk(await store.claimSeats({ ...claim('h1', 'u1'), seatIds: ['A-1-1'] }));
-  raw.prepare("UPDATE seats SET status = 'AVAILABLE', hold_id = NULL WHERE seat_id = 'A-1-1'").run();
-  expect(await store.claimSeats({ ...claim('h2', 'u2'), seatIds: ['A-1-1'] })).toEqual({ ok: false, code: 'SEAT_UNAVAILABLE', seatIds: ['A-1-1'] });
-});
 
 it('gives a hold back once, even when its row is moved back to ACTIVE (claim flags cleared by the give-back)', async () => {
   const units = unwrapOk(await store.claimUnits({ ...claim('h1', 'u1'), sectionId: 'GA', quantity: 3 }));

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createShow, type Hold, type Order, type Payment, type SectionSpec, type Show } from '../../src/domain/index.js';
+import { createFlashSale, createShow, type Hold, type Order, type Payment, type SectionSpec, type Show } from '../../src/domain/index.js';
 import type { ClaimOutcome, Store } from '../../src/ports/engine/index.js';
 
 /** Plain domain data for driving the store port directly, as the application would. */
@@ -66,3 +66,23 @@ export async function audit(store: Store, showId: string) {
   if (read === null) throw new Error(`no audit for ${showId}`);
   return read;
 }
+
+/** A flash sale on sale at T0 (issue 23): items TEA (stock, price) and a free CUP. */
+export async function newFlashSale(store: Store, options: { stock?: number; maxPerUser?: number; priceCents?: number } = {}): Promise<string> {
+  const flashSaleId = id('fls');
+  const made = createFlashSale({
+    title: 'Contract sale', saleStartsAt: T0 - minute, saleEndsAt: T0 + 60 * minute, maxPerUser: options.maxPerUser ?? 2,
+    items: [
+      { itemId: 'TEA', name: 'Tea', priceCents: options.priceCents ?? 1500, originalPriceCents: 3000, stock: options.stock ?? 10 },
+      { itemId: 'CUP', name: 'Cup', priceCents: 0, originalPriceCents: 500, stock: 5 },
+    ],
+  }, flashSaleId, T0 - 2 * minute);
+  if (!made.ok) throw new Error(`createFlashSale: ${made.error.message}`);
+  await store.createFlashSale(made.value);
+  return flashSaleId;
+}
+
+export const takeInput = (flashSaleId: string, userId: string, overrides: Partial<{ itemId: string; quantity: number; key: string; now: number }> = {}) => ({
+  flashSaleId, userId, itemId: overrides.itemId ?? 'TEA', quantity: overrides.quantity ?? 1,
+  holdId: id('hold'), orderId: id('order'), idempotencyKey: overrides.key ?? id('key'), now: overrides.now ?? T0, expiresAt: (overrides.now ?? T0) + 10 * minute,
+});

@@ -28,8 +28,9 @@ let ticketedOrderId: string;
 let qr: string;
 let soldOutShowId: string;
 let webhookId: string;
+let flashSaleId: string;
 
-describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
+describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
     t = await startTestNode({
       env: {
@@ -65,6 +66,11 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { seatIds: ['S-1-1'] })).status).toBe(201);
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { section: 'GA', quantity: 1 })).status).toBe(201);
     webhookId = (await admin.request('POST', '/api/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.paid'] })).body.webhookId;
+    // A flash sale on sale (issue 23).
+    flashSaleId = (await admin.request('POST', '/api/v1/admin/flash-sales', {
+      title: 'Busy sale', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(), maxPerUser: 2,
+      items: [{ itemId: 'TEA', name: 'Tea', priceCents: 100, originalPriceCents: 200, stock: 5 }],
+    })).body.flashSaleId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -112,6 +118,12 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     { method: 'GET', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/webhooks/{webhookId}/deliveries', url: () => `/api/v1/admin/webhooks/${webhookId}/deliveries`, expect: 'busy', as: 'admin' },
     { method: 'DELETE', path: '/api/v1/admin/webhooks/{webhookId}', url: () => `/api/v1/admin/webhooks/${webhookId}`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/activities', url: () => '/api/v1/activities', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/activities/{activityId}', url: () => `/api/v1/activities/${flashSaleId}`, expect: 'busy' },
+    { method: 'PATCH', path: '/api/v1/admin/activities/{activityId}', url: () => `/api/v1/admin/activities/${flashSaleId}`, body: () => ({ title: 'Renamed sale' }), expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/flash-sales', url: () => '/api/v1/admin/flash-sales', body: () => ({ title: 'T', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(), maxPerUser: 1, items: [{ itemId: 'A', name: 'A', priceCents: 1, originalPriceCents: 1, stock: 1 }] }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/flash-sales/{flashSaleId}', url: () => `/api/v1/flash-sales/${flashSaleId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/flash-sales/{flashSaleId}/orders', url: () => `/api/v1/flash-sales/${flashSaleId}/orders`, body: () => ({ itemId: 'TEA', quantity: 1 }), headers: () => ({ 'x-idempotency-key': 'busy-flash-1' }), expect: 'busy' },
   ];
 
   it('names every route of the API', async () => {

@@ -5,6 +5,7 @@ import { composeNode, type Node } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import type { Clock } from '../../src/ports/runtime.js';
 import { dropSchema, createSchema, uniqueSchemaName } from './postgres.js';
+import { deleteRedisKeys } from './redis.js';
 
 /**
  * The booking suites run against the backend named by TICKETRUSH_TEST_STORE (default: sqlite, the
@@ -13,15 +14,20 @@ import { dropSchema, createSchema, uniqueSchemaName } from './postgres.js';
  * (TICKETRUSH_DATABASE_URL + TICKETRUSH_DATABASE_SCHEMA), so test files run side by side and
  * nothing in the suites knows where or how the data is stored.
  */
-export type TestStore = 'sqlite' | 'postgres';
+export type TestStore = 'sqlite' | 'postgres' | 'postgres+redis';
 
 function storeFromEnv(): TestStore {
   const raw = process.env.TICKETRUSH_TEST_STORE ?? 'sqlite';
-  if (raw !== 'sqlite' && raw !== 'postgres') throw new Error(`TICKETRUSH_TEST_STORE=${raw}: expected sqlite or postgres`);
+  if (raw !== 'sqlite' && raw !== 'postgres' && raw !== 'postgres+redis') throw new Error(`TICKETRUSH_TEST_STORE=${raw}: expected sqlite, postgres or postgres+redis`);
   return raw;
 }
 
 export const testStore: TestStore = storeFromEnv();
+/** Whether the database is PostgreSQL (with or without the Redis gate in front). */
+export const testOnPostgres = testStore !== 'sqlite';
+
+/** The shared Redis of postgres+redis; each test database gets a key prefix of its own on it. */
+export const testRedisUrl = process.env.TICKETRUSH_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export const testDatabaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -48,13 +54,17 @@ export async function createTestDatabase(options: { store?: TestStore; prefix?: 
   }
   const schema = uniqueSchemaName();
   await createSchema(testDatabaseUrl, schema);
+  // The schema's name is unique, so it makes a unique key prefix too (never FLUSHALL the shared Redis).
+  const redisPrefix = `test:${schema}:`;
+  const redisEnv = store === 'postgres+redis' ? { TICKETRUSH_REDIS_URL: testRedisUrl, TICKETRUSH_REDIS_PREFIX: redisPrefix } : {};
   return {
     store,
     dataDir,
-    env: { TICKETRUSH_DATA_DIR: dataDir, TICKETRUSH_DATABASE_URL: testDatabaseUrl, TICKETRUSH_DATABASE_SCHEMA: schema },
+    env: { TICKETRUSH_DATA_DIR: dataDir, TICKETRUSH_DATABASE_URL: testDatabaseUrl, TICKETRUSH_DATABASE_SCHEMA: schema, ...redisEnv },
     async drop() {
       try {
         await dropSchema(testDatabaseUrl, schema);
+        if (store === 'postgres+redis') await deleteRedisKeys(testRedisUrl, redisPrefix);
       } finally {
         rmSync(dataDir, { recursive: true, force: true });
       }
@@ -85,7 +95,7 @@ export async function startTestNode(options: { env?: Record<string, string>; clo
       ...database.env,
       ...options.env,
     });
-    node = await composeNode(config, { logger: false, ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.jobs === undefined ? {} : { jobs: options.jobs }) });
+    node = await composeNode(config, { logger: false, warmStore: false, ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.jobs === undefined ? {} : { jobs: options.jobs }) });
   } catch (error) {
     await database.drop();
     throw error;

@@ -140,10 +140,53 @@ export interface Ticket {
 
 export interface Order {
   readonly orderId: string;
-  readonly showId: string;
+  /** What the order sells; older servers send none (a show's order). */
+  readonly kind?: 'SHOW' | 'FLASH_SALE' | 'BARGAIN';
+  /** The show or campaign sold. */
+  readonly activityId?: string;
+  /** The show, for a show's order; null for a campaign's (see activityId). */
+  readonly showId: string | null;
   readonly holdId: string;
   readonly seatIds: readonly string[];
   readonly status: 'INIT' | 'PENDING_PAY' | 'PAID' | 'TICKETED' | 'CANCELLED' | 'REFUNDED';
   readonly amountCents: number;
   readonly tickets?: readonly Ticket[];
 }
+
+export type ActivityKind = 'SHOW' | 'FLASH_SALE' | 'CODE_POOL' | 'BARGAIN';
+export type ActivityStatus = 'UPCOMING' | 'ON_SALE' | 'ENDED' | 'OFFLINE';
+
+/** One row of GET /activities: shows and campaigns together, with the server's countdowns. */
+export interface Activity {
+  readonly activityId: string;
+  readonly kind: ActivityKind;
+  readonly title: string;
+  readonly imageUrl: string | null;
+  readonly saleStartsAt: string;
+  readonly saleEndsAt: string;
+  readonly status: ActivityStatus;
+  readonly secondsToStart: number;
+  readonly secondsToEnd: number;
+}
+
+export interface FlashSaleItem {
+  readonly itemId: string;
+  readonly name: string;
+  readonly priceCents: number;
+  readonly originalPriceCents: number;
+  readonly stock: number;
+  readonly available: number;
+  readonly sold: number;
+}
+
+export interface FlashSale extends Activity {
+  readonly flashSaleId: string;
+  readonly description: string;
+  readonly currency: string;
+  readonly maxPerUser: number;
+  readonly items: readonly FlashSaleItem[];
+}
+
+/** Where a catalog row opens: a show's seat map, or the campaign's own page. */
+export const activityHref = (a: Pick<Activity, 'activityId' | 'kind'>): string =>
+  a.kind === 'SHOW' ? `/shows/${encodeURIComponent(a.activityId)}` : a.kind === 'FLASH_SALE' ? `/flash-sales/${encodeURIComponent(a.activityId)}` : `/activities/${encodeURIComponent(a.activityId)}`;

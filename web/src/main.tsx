@@ -18,6 +18,10 @@ const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const users = () => import('./pages/Users').then((m) => m.Users);
+const activities = () => import('./pages/Activities').then((m) => m.Activities);
+const flashSalePage = () => import('./pages/FlashSalePage').then((m) => m.FlashSalePage);
+const campaigns = () => import('./pages/Campaigns').then((m) => m.Campaigns);
+const createFlashSale = () => import('./pages/Campaigns').then((m) => m.CreateFlashSale);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 
@@ -27,6 +31,8 @@ function Page() {
   if (p === '/' || p === '/shows') return <ShowList />;
   if ((params = match('/shows/:showId', p))) return <Lazy key={params.showId} load={showPage} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/orders/:orderId', p))) return <Lazy key={params.orderId} load={orderPage} props={{ orderId: params.orderId ?? '' }} />;
+  if (p === '/activities') return <Lazy load={activities} props={{}} />;
+  if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
@@ -34,6 +40,8 @@ function Page() {
   if (session.value === null && (p === '/admin' || p.startsWith('/admin/') || p === '/door')) return <SignInFirst door={p === '/door'} />;
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
+  if (p === '/admin/campaigns') return <Lazy load={campaigns} props={{}} />;
+  if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/admin/shows/:showId/attendees', p))) return <Lazy load={attendees} props={{ showId: params.showId ?? '' }} />;
@@ -62,6 +70,7 @@ function Header() {
       <a href="/" class="brand">{t('appName')}</a>
       <nav aria-label={t('mainNav')}>
         <a href="/">{t('navShows')}</a>
+        <a href="/activities">{t('navActivities')}</a>
         {who !== null && <a href="/tickets">{t('navTickets')}</a>}
         {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
         {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}

@@ -20,18 +20,23 @@ const recentShowsMax = 256;
 /** How long one window read serves the other best-available claims of the show. */
 const windowReadShareMs = 100;
 
-/** A show's seat map never changes after creation: read it once per process. */
+/**
+ * A show's seat map never changes after creation: read it once per process. Concurrent first
+ * claims of a show share one read (a herd on a fresh process made every one of its first
+ * requests read and parse the seat map).
+ */
 function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null> {
-  const cache = new Map<string, SeatMapSpec>();
-  return async (showId) => {
+  const cache = new Map<string, Promise<SeatMapSpec | null>>();
+  return (showId) => {
     const cached = cache.get(showId);
     if (cached !== undefined) return cached;
-    const { rows } = await db.query<{ seat_map: string }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId]);
-    if (rows[0] === undefined) return null;
-    const seatMap = JSON.parse(rows[0].seat_map) as SeatMapSpec;
+    const read = db.query<{ seat_map: string }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId])
+      .then(({ rows }) => (rows[0] === undefined ? null : (JSON.parse(rows[0].seat_map) as SeatMapSpec)));
     if (cache.size > 10_000) cache.clear();
-    cache.set(showId, seatMap);
-    return seatMap;
+    cache.set(showId, read);
+    // A missing show or a failed read is not remembered: the next claim asks again.
+    read.then((map) => { if (map === null) cache.delete(showId); }, () => cache.delete(showId));
+    return read;
   };
 }
 
@@ -48,7 +53,7 @@ function seatMapCache(db: PgDb): (showId: string) => Promise<SeatMapSpec | null>
  * statement re-checks status = 'AVAILABLE' on each row it locks), and locking only the chosen
  * seats, not whole candidate rows, keeps the front rows open to everyone at once.
  */
-export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => Promise<ClaimOutcome> {
+export function pgBestAvailable(db: PgDb, origin: string): (input: ClaimBestAvailableInput) => Promise<ClaimOutcome> {
   const seatMapOf = seatMapCache(db);
   /** Per show: seats a best-available statement of this process is taking at this moment. */
   const claiming = new Map<string, Set<string>>();
@@ -160,7 +165,7 @@ export function pgBestAvailable(db: PgDb): (input: ClaimBestAvailableInput) => P
         for (const id of choice.seatIds) mine.add(id);
         let r: Awaited<ReturnType<typeof claimSeatsStatement>>;
         try {
-          r = await claimSeatsStatement(c, input, choice.seatIds);
+          r = await claimSeatsStatement(c, input, choice.seatIds, origin);
         } finally {
           for (const id of choice.seatIds) mine.delete(id);
           if (mine.size === 0) claiming.delete(input.showId);

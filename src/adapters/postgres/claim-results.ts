@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Hold, ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, type Hold, type ReservationLine } from '../../domain/index.js';
 import type { ClaimBase, SeatChange } from '../../ports/engine/index.js';
 import type { SeatStatementResult } from './claim-statements.js';
 
@@ -39,4 +39,9 @@ export function heldBy(input: ClaimBase, seatIds: readonly string[], r: SeatStat
 export function seatChangesOf(input: ClaimBase, seatIds: readonly string[], r: SeatStatementResult): SeatChange[] {
   const versions = new Map(r.taken.map((t) => [t.seatId, t.version]));
   return seatIds.map((seatId) => ({ seatId, status: 'HELD', holdId: input.holdId, version: versions.get(seatId) as number }));
+}
+
+/** Whether the seats a complete claim statement took sit side by side (the same answer SQLite gives). */
+export function adjacentTaken(r: SeatStatementResult): boolean {
+  return formsAdjacentRun(r.taken.map((t) => ({ section: t.sectionId, row: t.row, number: t.number })));
 }

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { ClaimBase } from '../../ports/engine/index.js';
+import { holdCreatedData } from '../shared/outbox-drafts.js';
 
 /**
  * The claims' hot paths as ONE statement each, run in autocommit: a single statement is atomic
@@ -9,7 +10,8 @@ import type { ClaimBase } from '../../ports/engine/index.js';
  *   lock the inventory (SKIP LOCKED: what another claim is taking right now is not waited for)
  *   -> conditional increment of the buyer's counter (units + n <= cap)
  *   -> the take (seats AVAILABLE -> HELD, or the bucket's available - n)
- *   -> the hold and its lines.
+ *   -> the hold and its lines
+ *   -> its outbox row (hold.created, with the seats' new versions), in the same statement.
  * Row locks are held only while the statement runs. The storage guards (CHECKs, the partial
  * unique index on live claims) still apply to every row written.
  */
@@ -21,7 +23,7 @@ export interface SeatStatementResult {
   readonly units: number | null;
   readonly total: number;
   /** The seats taken, as they are after the change, with their sections. */
-  readonly taken: readonly { readonly seatId: string; readonly sectionId: string; readonly version: number }[];
+  readonly taken: readonly { readonly seatId: string; readonly sectionId: string; readonly version: number; readonly row: number; readonly number: number }[];
   /** The seats asked for that were free, sold by seat, and not being taken by anyone else. */
   readonly locked: readonly string[];
 }
@@ -32,7 +34,7 @@ export interface SeatStatementResult {
  * claim at this instant leaves the statement incomplete: nothing is taken, and `locked` says
  * which seats were to be had.
  */
-export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[]): Promise<SeatStatementResult> {
+export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], origin: string): Promise<SeatStatementResult> {
   const { rows } = await c.query<{ complete: boolean; units: number | null; total: number; taken: SeatStatementResult['taken'] | null; locked: string[] | null }>({
     // Named: prepared once per connection, so the hot path skips parsing and planning.
     name: 'claim-seats',
@@ -51,7 +53,7 @@ export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, se
      taken AS (
        UPDATE seats s SET status = 'HELD', hold_id = $6, version = s.version + 1
        FROM locked WHERE s.show_id = $1 AND s.seat_id = locked.seat_id AND EXISTS (SELECT 1 FROM u)
-       RETURNING s.seat_id, s.section_id, s.version),
+       RETURNING s.seat_id, s.section_id, s.version, s.row_no, s.seat_no),
      price AS (
        SELECT coalesce(sum(c.price_cents), 0)::int AS total
        FROM locked JOIN sections c ON c.show_id = $1 AND c.section_id = locked.section_id),
@@ -62,11 +64,19 @@ export async function claimSeatsStatement(c: pg.ClientBase, input: ClaimBase, se
      l AS (
        INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
        SELECT $6, t.n - 1, $1, locked.section_id, t.seat_id, NULL, 1, true
-       FROM unnest($2::text[]) WITH ORDINALITY AS t(seat_id, n) JOIN locked ON locked.seat_id = t.seat_id WHERE EXISTS (SELECT 1 FROM h))
+       FROM unnest($2::text[]) WITH ORDINALITY AS t(seat_id, n) JOIN locked ON locked.seat_id = t.seat_id WHERE EXISTS (SELECT 1 FROM h)),
+     ob AS (
+       INSERT INTO outbox (type, show_id, created_at, origin, data, changes)
+       SELECT 'hold.created', $1, $7::bigint, $9::text, $10::jsonb || jsonb_build_object('totalPriceCents', (SELECT total FROM price)),
+         jsonb_build_object('showId', $1::text, 'stock', '[]'::jsonb, 'seats', (
+           SELECT jsonb_agg(jsonb_build_object('seatId', t.seat_id, 'status', 'HELD', 'holdId', $6::text, 'version', taken.version) ORDER BY t.n)
+           FROM unnest($2::text[]) WITH ORDINALITY AS t(seat_id, n) JOIN taken ON taken.seat_id = t.seat_id))
+       WHERE EXISTS (SELECT 1 FROM h))
      SELECT (SELECT ok FROM complete) AS complete, (SELECT units FROM u) AS units, (SELECT total FROM price) AS total,
-       (SELECT json_agg(json_build_object('seatId', seat_id, 'sectionId', section_id, 'version', version)) FROM taken) AS taken,
+       (SELECT json_agg(json_build_object('seatId', seat_id, 'sectionId', section_id, 'version', version, 'row', row_no, 'number', seat_no)) FROM taken) AS taken,
        (SELECT array_agg(seat_id) FROM locked) AS locked`,
-    values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
+    values: [input.showId, seatIds, input.userId, seatIds.length, input.userUnitsMax, input.holdId, input.now, input.expiresAt, origin,
+      JSON.stringify(holdCreatedData(input, seatIds, seatIds.length))],
   });
   const r = rows[0] as { complete: boolean; units: number | null; total: number; taken: SeatStatementResult['taken'] | null; locked: string[] | null };
   return { complete: r.complete, units: r.units, total: r.total, taken: r.taken ?? [], locked: r.locked ?? [] };
@@ -85,7 +95,7 @@ export interface UnitsStatementResult {
   readonly total: number | null;
 }
 
-export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & { readonly sectionId: string; readonly quantity: number }): Promise<UnitsStatementResult> {
+export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & { readonly sectionId: string; readonly quantity: number }, origin: string): Promise<UnitsStatementResult> {
   const { rows } = await c.query<UnitsStatementResult>({
     name: 'claim-units',
     text: `WITH pick AS MATERIALIZED (
@@ -107,11 +117,17 @@ export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & {
        RETURNING hold_id),
      l AS (
        INSERT INTO hold_lines (hold_id, line_no, show_id, section_id, seat_id, bucket, quantity, claim)
-       SELECT $7, 0, $1, $2, NULL, b.bucket, $3::int, true FROM b WHERE EXISTS (SELECT 1 FROM h))
+       SELECT $7, 0, $1, $2, NULL, b.bucket, $3::int, true FROM b WHERE EXISTS (SELECT 1 FROM h)),
+     ob AS (
+       INSERT INTO outbox (type, show_id, created_at, origin, data, changes)
+       SELECT 'hold.created', $1, $8::bigint, $10::text, $11::jsonb || jsonb_build_object('totalPriceCents', (SELECT total FROM price)), $12::jsonb
+       WHERE EXISTS (SELECT 1 FROM h))
      SELECT EXISTS (SELECT 1 FROM pick) AS picked,
        EXISTS (SELECT 1 FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int) AS enough,
        (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket, (SELECT total FROM price) AS total`,
-    values: [input.showId, input.sectionId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.userUnitsMax, input.holdId, input.now, input.expiresAt],
+    values: [input.showId, input.sectionId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.userUnitsMax, input.holdId, input.now, input.expiresAt,
+      origin, JSON.stringify(holdCreatedData(input, [], input.quantity)),
+      JSON.stringify({ showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] })],
   });
   return rows[0] as UnitsStatementResult;
 }

@@ -1,10 +1,12 @@
 import type pg from 'pg';
-import type { Hold, ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, holdPriceCents, type Hold, type ReservationLine } from '../../domain/index.js';
 import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../ports/engine/index.js';
 import { pgBestAvailable } from './best-available.js';
-import { heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
+import { adjacentTaken, heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
+import { holdCreated, holdEnded, orderMoved } from '../shared/outbox-drafts.js';
 import { unexpected, type PgLanes } from './db.js';
+import { appendOutbox } from './outbox.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
 import { giveBack, insertHold, moveUserUnits, refuse, takeSeats, takeUnits, takeUserUnits } from './stock.js';
 
@@ -17,12 +19,15 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 interface SectionRow { section_id: string; kind: 'SEATED' | 'GENERAL_ADMISSION'; sell_by: 'SEAT' | 'QUANTITY'; price_cents: number }
 
 /** Seat claims: insert the hold and one line row per seat, priced by section. */
-async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>, sections: ReadonlyMap<string, SectionRow>, taken: SeatChange[], adjacent: boolean): Promise<ClaimOutcome> {
+async function commitSeatHold(c: pg.ClientBase, origin: string, input: ClaimBase, seatIds: readonly string[], sectionOf: ReadonlyMap<string, string>, sections: ReadonlyMap<string, SectionRow>, taken: SeatChange[], adjacent: boolean): Promise<ClaimOutcome> {
   const lines = seatLinesOf(seatIds, sectionOf);
-  const total = seatIds.reduce((sum, id) => sum + (sections.get(sectionOf.get(id) as string)?.price_cents ?? 0), 0);
+  const total = holdPriceCents(lines, (sectionId) => sections.get(sectionId)?.price_cents);
   await insertHold(c, { ...input, totalPriceCents: total, units: seatIds.length, createdAt: input.now },
     seatIds.map((seatId) => ({ sectionId: sectionOf.get(seatId) as string, seatId, bucket: null, quantity: 1 })));
-  return { ok: true, hold: newHold(input, lines, total), adjacent, changes: { showId: input.showId, seats: taken, stock: [] } };
+  const hold = newHold(input, lines, total);
+  const changes = { showId: input.showId, seats: taken, stock: [] };
+  await appendOutbox(c, origin, input.now, [holdCreated(hold, changes)]);
+  return { ok: true, hold, adjacent, changes };
 }
 
 /**
@@ -30,7 +35,7 @@ async function commitSeatHold(c: pg.ClientBase, input: ClaimBase, seatIds: reado
  * the release of a hold and the expiry sweep are how seats come back, so a rush of claims must
  * not starve them.
  */
-export function pgInventory(lanes: PgLanes): InventoryStore {
+export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
   const db = lanes.rush;
   const checkout = lanes.checkout;
   return {
@@ -44,22 +49,22 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
     // (hold_lines) is the storage's last word.
     async claimSeats(input) {
       // The common case in one statement: every seat free and nobody else taking it.
-      const fast = await db.statement('claimSeats', (c) => claimSeatsStatement(c, input, input.seatIds));
+      const fast = await db.statement('claimSeats', (c) => claimSeatsStatement(c, input, input.seatIds, origin));
       if (fast.ok && fast.value.complete) {
         const r = fast.value;
         if (r.units === null) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await db.read((c) => unitsOf(c, input.userId, input.showId)) };
-        return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: false, changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
+        return { ok: true, hold: heldBy(input, input.seatIds, r), adjacent: adjacentTaken(r), changes: { showId: input.showId, seats: seatChangesOf(input, input.seatIds, r), stock: [] } };
       }
       if (!fast.ok && !(fast.kind === 'unique' && fast.constraint === 'hold_lines_one_live_claim')) return unexpected('claimSeats', fast);
       // A seat missing, taken, or being taken right now: the transaction below waits for the other
       // claims on these seats and gives the exact refusal (or takes them, if those rolled back).
       const result = await db.tx('claimSeats', async (c) => {
-        const { rows } = await c.query<{ seat_id: string; section_id: string; sell_by: string; price_cents: number }>(
+        const { rows } = await c.query<{ seat_id: string; section_id: string; row_no: number; seat_no: number; sell_by: string; price_cents: number }>(
           // The seats by primary key first (MATERIALIZED), then their sections: joined in one
           // step, stale statistics let the planner scan whole sections by seats_by_row instead
           // (50 ms a claim on a 100,000-seat show).
-          `WITH s AS MATERIALIZED (SELECT seat_id, section_id FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]))
-           SELECT s.seat_id, s.section_id, c.sell_by, c.price_cents FROM s
+          `WITH s AS MATERIALIZED (SELECT seat_id, section_id, row_no, seat_no FROM seats WHERE show_id = $1 AND seat_id = ANY($2::text[]))
+           SELECT s.seat_id, s.section_id, s.row_no, s.seat_no, c.sell_by, c.price_cents FROM s
            JOIN sections c ON c.show_id = $1 AND c.section_id = s.section_id`, [input.showId, input.seatIds]);
         const bySeat = new Map(rows.filter((r) => r.sell_by === 'SEAT').map((r) => [r.seat_id, r]));
         const unknown = input.seatIds.filter((id) => !bySeat.has(id));
@@ -76,7 +81,8 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
         const sectionOf = new Map([...bySeat].map(([id, r]) => [id, r.section_id]));
         const sections = new Map([...bySeat.values()].map((r) => [r.section_id, { section_id: r.section_id, kind: 'SEATED', sell_by: 'SEAT', price_cents: r.price_cents } as SectionRow]));
         const byId = new Map(taken.map((s) => [s.seatId, s]));
-        return commitSeatHold(c, input, input.seatIds, sectionOf, sections, input.seatIds.map((id) => byId.get(id) as SeatChange), false);
+        const adjacent = formsAdjacentRun([...bySeat.values()].map((r) => ({ section: r.section_id, row: r.row_no, number: r.seat_no })));
+        return commitSeatHold(c, origin, input, input.seatIds, sectionOf, sections, input.seatIds.map((id) => byId.get(id) as SeatChange), adjacent);
       });
       if (result.ok) return result.value;
       // Only reachable with the conditional update gone: the unique index still refuses a second live claim.
@@ -85,7 +91,7 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
       return unexpected('claimSeats', result);
     },
 
-    claimBestAvailable: pgBestAvailable(db),
+    claimBestAvailable: pgBestAvailable(db, origin),
 
     // Hot path first: ONE atomic statement (claim-statements.ts) takes a random unlocked bucket
     // with enough stock, the buyer's counter within the cap, and inserts the hold. When no
@@ -93,7 +99,7 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
     // transaction below decides over all the section's buckets.
     async claimUnits(input) {
       for (let attempt = 0; ; attempt++) {
-        const fast = await db.statement('claimUnits', (c) => claimUnitsStatement(c, input));
+        const fast = await db.statement('claimUnits', (c) => claimUnitsStatement(c, input, origin));
         if (!fast.ok) return unexpected('claimUnits', fast);
         if (fast.value.picked && fast.value.bucket !== null && fast.value.units !== null) {
           const total = fast.value.total ?? 0;
@@ -116,11 +122,14 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
         const units = await takeUserUnits(c, input.userId, input.showId, input.quantity, input.userUnitsMax);
         if (!units.ok) refuse<ClaimOutcome>({ ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: units.claimed });
         if (!take.ok) refuse<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: take.available });
-        const total = input.quantity * section.price_cents;
+        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
+        const total = holdPriceCents(lines, () => section.price_cents);
         await insertHold(c, { ...input, totalPriceCents: total, units: input.quantity, createdAt: input.now },
           take.takes.map((t) => ({ sectionId: input.sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })));
-        const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
-        return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } } as const;
+        const hold = newHold(input, lines, total);
+        const changes = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] };
+        await appendOutbox(c, origin, input.now, [holdCreated(hold, changes)]);
+        return { ok: true, hold, adjacent: false, changes } as const;
       });
       if (result.ok) return result.value;
       if (result.kind === 'check' && result.constraint === 'stock_within_capacity') return { ok: false, code: 'NOT_ENOUGH_SEATS' };
@@ -150,12 +159,10 @@ export function pgInventory(lanes: PgLanes): InventoryStore {
           `UPDATE orders SET status = 'CANCELLED', updated_at = $2 WHERE hold_id = $1 AND status IN ('INIT','PENDING_PAY') RETURNING *`,
           [hold.hold_id, input.now]);
         const [after] = await loadHolds(c, [hold]);
-        return {
-          ok: true,
-          hold: after as Hold,
-          cancelledOrder: cancelled.rows[0] === undefined ? null : toOrder(cancelled.rows[0]),
-          changes: { showId: hold.show_id, seats: back.seats, stock: back.stock },
-        } as const;
+        const cancelledOrder = cancelled.rows[0] === undefined ? null : toOrder(cancelled.rows[0]);
+        const changes = { showId: hold.show_id, seats: back.seats, stock: back.stock };
+        await appendOutbox(c, origin, input.now, [holdEnded(after as Hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
+        return { ok: true, hold: after as Hold, cancelledOrder, changes } as const;
       });
       return result.ok ? result.value : unexpected('lapseHold', result);
     },

@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { Order, OrderStatus } from '../../domain/index.js';
 import type { KeysetPosition, OrderStore } from '../../ports/engine/index.js';
+import { orderCreated, orderMoved } from '../shared/outbox-drafts.js';
 import { unexpected, type PgDb } from './db.js';
+import { appendOutbox } from './outbox.js';
 import { toOrder, type OrderRow } from './rows.js';
 
 /** Keyset page of rows in `status` by (updated_at, id): the background passes' access path. */
@@ -15,7 +17,7 @@ export async function byStatusPage<R>(c: pg.ClientBase, table: 'orders' | 'payme
   return rows as R[];
 }
 
-export function pgOrders(db: PgDb): OrderStore {
+export function pgOrders(db: PgDb, origin: string): OrderStore {
   const orderWhere = async (sql: string, params: unknown[]): Promise<Order | null> => {
     const { rows } = await db.query<OrderRow>(sql, params);
     return rows[0] === undefined ? null : toOrder(rows[0]);
@@ -33,12 +35,20 @@ export function pgOrders(db: PgDb): OrderStore {
       const result = await db.statement('openOrder', async (c) => {
         const inserted = await c.query({
           name: 'open-order',
-          text: `WITH h AS (SELECT 1 FROM holds WHERE hold_id = $4 AND status = 'ACTIVE' AND expires_at > $10::bigint AND user_id = $2 FOR SHARE)
-           INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
-           SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11 FROM h`,
-          values: [order.orderId, order.userId, order.showId, order.holdId, order.idempotencyKey, JSON.stringify(order.lines), order.amountCents, order.status, order.paymentId, order.createdAt, order.updatedAt],
+          // The order and its outbox row in one statement: the row only where the order went in.
+          text: `WITH h AS (SELECT 1 FROM holds WHERE hold_id = $4 AND status = 'ACTIVE' AND expires_at > $10::bigint AND user_id = $2 FOR SHARE),
+           o AS (
+             INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11 FROM h
+             RETURNING order_id),
+           ob AS (
+             INSERT INTO outbox (type, show_id, created_at, origin, data, changes)
+             SELECT 'order.created', $3, $10::bigint, $12::text, $13::jsonb, NULL FROM o)
+           SELECT count(*)::int AS n FROM o`,
+          values: [order.orderId, order.userId, order.showId, order.holdId, order.idempotencyKey, JSON.stringify(order.lines), order.amountCents, order.status, order.paymentId, order.createdAt, order.updatedAt,
+            origin, JSON.stringify(orderCreated(order).data)],
         });
-        return inserted.rowCount === 1 ? ({ ok: true, order } as const) : ({ ok: false, stale: 'hold' } as const);
+        return (inserted.rows[0] as { n: number }).n === 1 ? ({ ok: true, order } as const) : ({ ok: false, stale: 'hold' } as const);
       });
       if (result.ok) return result.value;
       if (result.kind === 'unique' && result.constraint === 'orders_one_per_user_key') {
@@ -55,8 +65,12 @@ export function pgOrders(db: PgDb): OrderStore {
 
     // One conditional UPDATE on status INIT.
     async abortOrder(input) {
-      const result = await db.tx('abortOrder', (c) => c.query<OrderRow>(
-        "UPDATE orders SET status = 'CANCELLED', updated_at = $2 WHERE order_id = $1 AND status = 'INIT' RETURNING *", [input.orderId, input.now]));
+      const result = await db.tx('abortOrder', async (c) => {
+        const moved = await c.query<OrderRow>(
+          "UPDATE orders SET status = 'CANCELLED', updated_at = $2 WHERE order_id = $1 AND status = 'INIT' RETURNING *", [input.orderId, input.now]);
+        if (moved.rows[0] !== undefined) await appendOutbox(c, origin, input.now, [orderMoved(toOrder(moved.rows[0]), null)]);
+        return moved;
+      });
       if (!result.ok) return unexpected('abortOrder', result);
       const row = result.value.rows[0];
       return row === undefined ? { ok: false, stale: 'order' } : { ok: true, order: toOrder(row) };

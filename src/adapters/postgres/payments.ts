@@ -1,7 +1,9 @@
 import type pg from 'pg';
 import type { Hold, HoldStatus, PaymentStatus } from '../../domain/index.js';
 import type { InventoryChanges, PaymentStore, SeatChange, SettlementPlan, StockChange } from '../../ports/engine/index.js';
+import { orderRefunded, settlementDrafts, type Payer } from '../shared/outbox-drafts.js';
 import { unexpected, type PgDb } from './db.js';
+import { appendOutbox } from './outbox.js';
 import { byStatusPage } from './orders.js';
 import { loadHolds, toOrder, toPayment, type HoldRow, type OrderRow, type PaymentRow } from './rows.js';
 import { giveBack, insertLines, moveUserUnits, refuse, takeSeats, takeUnits } from './stock.js';
@@ -81,7 +83,7 @@ async function sellLate(c: pg.ClientBase, hold: HoldRow): Promise<{ seats: SeatC
   return { seats, stock };
 }
 
-export function pgPayments(db: PgDb): PaymentStore {
+export function pgPayments(db: PgDb, origin: string): PaymentStore {
   return {
     // READ COMMITTED, compare-and-set on every row of the plan, in the lock order hold, payment,
     // order, then counter and inventory (the hold first, as lapseHold does, so a settlement and a
@@ -126,6 +128,13 @@ export function pgPayments(db: PgDb): PaymentStore {
           }
           hold = (await loadHolds(c, moved.rows))[0] ?? null;
         }
+        let payer: Payer | null = null;
+        if (order?.status === 'PAID') {
+          const { rows } = await c.query<Payer>(
+            'SELECT u.username, s.currency FROM orders o JOIN users u ON u.user_id = o.user_id JOIN shows s ON s.show_id = o.show_id WHERE o.order_id = $1', [order.orderId]);
+          payer = rows[0] ?? null;
+        }
+        await appendOutbox(c, origin, plan.now, settlementDrafts(hold, plan.hold !== null, order, payer, changes));
         return { ok: true, payment: toPayment(payment.rows[0] as PaymentRow), order, hold, changes } as const;
       });
       if (result.ok) return result.value;
@@ -142,9 +151,11 @@ export function pgPayments(db: PgDb): PaymentStore {
           "UPDATE payments SET status = 'REFUNDED', updated_at = $2 WHERE payment_id = $1 AND status = 'REFUND_PENDING' RETURNING *", [input.paymentId, input.now]);
         if (payment.rows[0] === undefined) refuse({ ok: false, stale: 'payment' } as const);
         if (input.order !== null) {
-          const order = await c.query('UPDATE orders SET status = $3, updated_at = $4 WHERE order_id = $1 AND status = $2',
+          const order = await c.query<{ show_id: string; status: string }>('UPDATE orders SET status = $3, updated_at = $4 WHERE order_id = $1 AND status = $2 RETURNING show_id, status',
             [input.order.orderId, input.order.from, input.order.to, input.now]);
-          if (order.rowCount !== 1) refuse({ ok: false, stale: 'order' } as const);
+          const moved = order.rows[0];
+          if (moved === undefined) refuse({ ok: false, stale: 'order' } as const);
+          if (moved.status === 'REFUNDED') await appendOutbox(c, origin, input.now, [orderRefunded(input.order.orderId, moved.show_id, input.paymentId)]);
         }
         return { ok: true, payment: toPayment(payment.rows[0] as PaymentRow) } as const;
       });

@@ -12,6 +12,12 @@ export interface PgPoolOptions {
   readonly schema: string;
   /** Most connections the pool opens. */
   readonly poolMax: number;
+  /**
+   * Connections kept open however long they sit idle (pg-pool `min`); 0 by default. A server that
+   * opened its pool before listening (warm.ts) keeps it, so an onsale an hour after a deploy does
+   * not open its connections inside the herd.
+   */
+  readonly poolMin?: number;
   /** Longest wait for a free connection before the operation answers BUSY. */
   readonly connectTimeoutMs: number;
   /** Idle connections are closed after this long. */
@@ -39,6 +45,7 @@ export function createPgPool(options: PgPoolOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolMax,
+    min: Math.min(options.poolMin ?? 0, options.poolMax),
     connectionTimeoutMillis: options.connectTimeoutMs,
     idleTimeoutMillis: options.idleTimeoutMs,
     types,

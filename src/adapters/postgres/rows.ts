@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, SeatStatus } from '../../domain/index.js';
+import type { Hold, HoldStatus, Order, OrderKind, OrderStatus, ReservationLine, SeatStatus } from '../../domain/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
 export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
 
@@ -16,6 +16,7 @@ export interface HoldLineRow { hold_id: string; line_no: number; section_id: str
 export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string; lines: ReservationLine[];
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
+  kind?: OrderKind; activity_id?: string | null;
 }
 
 /**
@@ -51,6 +52,8 @@ export const toOrder = (r: OrderRow): Order => ({
   orderId: r.order_id, userId: r.user_id, showId: r.show_id, holdId: r.hold_id, idempotencyKey: r.idempotency_key,
   lines: r.lines, amountCents: r.amount_cents, status: r.status, paymentId: r.payment_id,
   createdAt: r.created_at, updatedAt: r.updated_at,
+  ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
+  ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
 });
 
 /** Holds with their lines, two queries whatever the number of holds. */

@@ -257,6 +257,40 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // The local message table (issue 22): every change anyone outside may care about writes a row
+    // in the same transaction as the change. Ids come from a sequence, and a sequence value is
+    // taken when the row is inserted, not when its transaction commits: a reader that went by id
+    // alone could pass id 11 (committed) while id 10 is still in flight, and never see 10. So each
+    // row keeps its transaction's id (xid8, never wraps); readers return only rows whose xid is
+    // below the xmin of their snapshot (every transaction older than that has finished, so no row
+    // can appear there any more), in (xid, id) order: the position is that pair. Nothing is updated
+    // per show: a claim adds one row, no hot counter row.
+    version: 5,
+    name: 'outbox and relay cursors',
+    sql: `
+    CREATE TABLE outbox (
+      id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      xid xid8 NOT NULL DEFAULT pg_current_xact_id(),
+      event_id text NOT NULL DEFAULT gen_random_uuid()::text,
+      type text NOT NULL,
+      show_id text,
+      created_at bigint NOT NULL,
+      origin text NOT NULL,
+      data jsonb NOT NULL,
+      changes jsonb,
+      CONSTRAINT outbox_one_per_event_id UNIQUE (event_id)
+    );
+    -- The readers' order; retention walks it too (oldest first), so no index on time: every
+    -- claim inserts a row, and each index is one more insert in the hottest transaction.
+    CREATE INDEX outbox_by_position ON outbox (xid, id);
+    CREATE TABLE relay_cursors (
+      name text PRIMARY KEY,
+      position text NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    `,
+  },
+  {
     // Signed webhooks out (issue 22 item 4); the same tables as SQLite v12. Version 5 belongs to
     // another branch of the same issue (versions apply in order, gaps allowed).
     version: 6,
@@ -350,6 +384,27 @@ export const pgMigrations: readonly PgMigration[] = [
       decided_at bigint
     );
     CREATE INDEX sandbox_payments_undelivered ON sandbox_payments (decided_at) WHERE NOT delivered AND status <> 'PENDING';
+    `,
+  },
+  {
+    // Issue 23, flash sales (the lead renumbers at merge): orders say what they sell (kind) and
+    // which campaign (activity_id, NULL on a show's order); a flash sale's own record beside the
+    // show that carries its stock (domain/flash-sale.ts).
+    version: 12,
+    name: 'order kinds and activities; flash sales',
+    sql: `
+    ALTER TABLE orders ADD COLUMN kind text NOT NULL DEFAULT 'SHOW' CHECK (kind IN ('SHOW','FLASH_SALE','BARGAIN'));
+    ALTER TABLE orders ADD COLUMN activity_id text;
+    -- NULL on a show; FLASH_SALE on the show that carries a flash sale's stock (never held as a show).
+    ALTER TABLE shows ADD COLUMN campaign text CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE'));
+    CREATE INDEX orders_by_user_activity ON orders (user_id, activity_id) WHERE activity_id IS NOT NULL;
+    CREATE TABLE flash_sales (
+      flash_sale_id text PRIMARY KEY,
+      max_per_user integer NOT NULL CHECK (max_per_user >= 1),
+      offline boolean NOT NULL DEFAULT false,
+      items jsonb NOT NULL,
+      created_at bigint NOT NULL
+    );
     `,
   },
 ];

@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import { SeatLayout, isCounted, limits, sectionCapacity, type SellBy } from '../../domain/index.js';
 import type { SectionAvailability, ShowStore } from '../../ports/engine/index.js';
+import { showChanged } from '../shared/outbox-drafts.js';
+import { appendOutbox } from './outbox.js';
 import { unexpected, type PgDb } from './db.js';
 import { toShow, type SeatRow, type ShowRow } from './rows.js';
 
@@ -19,7 +21,7 @@ export function bucketCapacities(capacity: number): number[] {
   return Array.from({ length: n }, (_, i) => Math.floor(capacity / n) + (i < capacity % n ? 1 : 0));
 }
 
-export function pgShows(db: PgDb): ShowStore {
+export function pgShows(db: PgDb, origin: string): ShowStore {
   return {
     // One transaction: the show, its sections, their buckets, and the seats in chunks of at most
     // limits.seatInsertChunkMax rows per INSERT (arrays unnested server-side). The ids are new, so
@@ -29,10 +31,10 @@ export function pgShows(db: PgDb): ShowStore {
       const result = await db.tx('createShow', async (c) => {
         await c.query(
           `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-             description, image_url, currency, version)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+             description, image_url, currency, version, campaign)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
           [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt,
-            show.description, show.imageUrl, show.currency, show.version]);
+            show.description, show.imageUrl, show.currency, show.version, show.campaign ?? null]);
         for (const [position, section] of show.seatMap.sections.entries()) {
           const seated = section.kind === 'SEATED';
           const sellBy: SellBy = seated ? section.sellBy : 'QUANTITY';
@@ -58,6 +60,7 @@ export function pgShows(db: PgDb): ShowStore {
              FROM unnest($2::text[], $3::text[], $4::int[], $5::int[], $6::boolean[]) AS t(id, section, r, n, acc)`,
             [show.showId, chunk.map((s) => s.seatId), chunk.map((s) => s.section), chunk.map((s) => s.row), chunk.map((s) => s.number), chunk.map((s) => s.accessible)]);
         }
+        await appendOutbox(c, origin, show.createdAt, [showChanged(show)]);
       });
       if (!result.ok) unexpected('createShow', result);
       // A big show changes the tables' statistics at once (100,000 rows in one transaction);
@@ -72,7 +75,8 @@ export function pgShows(db: PgDb): ShowStore {
     },
     async listShows(page, now) {
       const { rows } = await db.query<ShowRow>(
-        `SELECT * FROM shows ORDER BY
+        // A flash sale's show carries its stock; the catalog lists the sale as a campaign instead.
+        `SELECT * FROM shows WHERE NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id) ORDER BY
            CASE WHEN $1 < sale_starts_at THEN 1 WHEN $1 < sale_ends_at THEN 0 ELSE 2 END,
            CASE WHEN $1 < sale_starts_at THEN sale_starts_at WHEN $1 < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
            show_id COLLATE "C"
@@ -99,12 +103,18 @@ export function pgShows(db: PgDb): ShowStore {
     // row after any wait, so of two edits decided on one version the second finds 0 rows (stale).
     async updateShow(input) {
       const d = input.details;
-      const { rows } = await db.query<ShowRow>(
-        `UPDATE shows SET title = $3, description = $4, image_url = $5, venue = $6, city = $7, starts_at = $8, sale_starts_at = $9, sale_ends_at = $10,
-           version = version + 1
-         WHERE show_id = $1 AND version = $2 RETURNING *`,
-        [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt]);
-      if (rows[0] !== undefined) return { ok: true, show: toShow(rows[0]) };
+      const edited = await db.tx('updateShow', async (c) => {
+        const { rows } = await c.query<ShowRow>(
+          `UPDATE shows SET title = $3, description = $4, image_url = $5, venue = $6, city = $7, starts_at = $8, sale_starts_at = $9, sale_ends_at = $10,
+             version = version + 1
+           WHERE show_id = $1 AND version = $2 RETURNING *`,
+          [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt]);
+        const show = rows[0] === undefined ? null : toShow(rows[0]);
+        if (show !== null) await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(show)]);
+        return show;
+      });
+      if (!edited.ok) return unexpected('updateShow', edited);
+      if (edited.value !== null) return { ok: true, show: edited.value };
       const exists = await db.query('SELECT 1 FROM shows WHERE show_id = $1', [input.showId]);
       return exists.rowCount === 0 ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };
     },

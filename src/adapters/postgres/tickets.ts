@@ -4,6 +4,8 @@ import type pg from 'pg';
 import { StoreBusyError, type Attendee, type DoorCounts, type IssueTicketsOutcome, type SeatChange, type TicketStore } from '../../ports/engine/index.js';
 import { doorCountDelta, keyRangeEnd } from '../shared/door-counts.js';
 import { FreeSeats } from '../shared/free-seats.js';
+import { ticketCheckedIn, ticketsIssued } from '../shared/outbox-drafts.js';
+import { appendOutbox } from './outbox.js';
 import { unexpected, type PgDb } from './db.js';
 import { firstWindowRows, readFreeRows } from './free-rows.js';
 import { toOrder, toTicket, type OrderRow, type TicketRow } from './rows.js';
@@ -25,7 +27,7 @@ async function countDoor(c: pg.ClientBase, showId: string, admitting: number, ch
      ON CONFLICT (show_id, bucket) DO UPDATE SET admitting = d.admitting + EXCLUDED.admitting, checked_in = d.checked_in + EXCLUDED.checked_in`,
     [showId, randomInt(doorCountBuckets), admitting, checkedIn]);
 }
-export function pgTickets(db: PgDb): TicketStore {
+export function pgTickets(db: PgDb, origin: string): TicketStore {
   const free = new FreeSeats();
   return {
     // READ COMMITTED. The conditional UPDATE PAID -> TICKETED locks the order row: of two
@@ -102,7 +104,9 @@ export function pgTickets(db: PgDb): TicketStore {
            FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, n)`,
           [order.order_id, order.user_id, order.show_id, input.now, tickets.map((t) => t.ticketId), tickets.map((t) => t.sectionId), tickets.map((t) => t.seatId), tickets.map((t) => t.code)]);
         await countDoor(c, order.show_id, tickets.length, 0);
-        return { ok: true, order: toOrder(order), tickets, changes: { showId: order.show_id, seats: changes, stock: [] } } as const;
+        const inventory = { showId: order.show_id, seats: changes, stock: [] };
+        await appendOutbox(c, origin, input.now, [ticketsIssued(toOrder(order), tickets, inventory)]);
+        return { ok: true, order: toOrder(order), tickets, changes: inventory } as const;
       });
       if (result.ok) return result.value;
       // A seat that already has an admitting ticket: nothing was written.
@@ -122,6 +126,7 @@ export function pgTickets(db: PgDb): TicketStore {
         if (row === undefined) return null;
         const delta = doorCountDelta(expectedStatus, ticket.status);
         await countDoor(c, row.show_id, delta.admitting, delta.checkedIn);
+        await appendOutbox(c, origin, ticket.usedAt ?? Date.now(), [ticketCheckedIn(toTicket(row))]);
         return row;
       });
       if (!result.ok) return unexpected('checkIn', result);

@@ -12,6 +12,8 @@ export interface ShowRow {
   show_id: string; title: string; venue: string; city: string; starts_at: number; sale_starts_at: number;
   sale_ends_at: number; seat_map: string; capacity: number; max_seats_per_user: number | null; created_at: number;
   description: string; image_url: string | null; currency: string | null; version: number;
+  /** NULL on a show; FLASH_SALE on a flash sale's show (issue 23). */
+  campaign?: string | null;
 }
 
 export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null }
@@ -36,6 +38,7 @@ export const toShow = (r: ShowRow): Show => ({
   saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, seatMap: JSON.parse(r.seat_map) as SeatMapSpec,
   capacity: r.capacity, maxSeatsPerUser: r.max_seats_per_user, createdAt: r.created_at,
   description: r.description, imageUrl: r.image_url, currency: r.currency, version: Number(r.version),
+  ...(r.campaign === 'FLASH_SALE' ? { campaign: 'FLASH_SALE' as const } : {}),
 });
 
 export const toPayment = (r: PaymentRow): Payment => ({

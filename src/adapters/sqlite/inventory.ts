@@ -1,10 +1,12 @@
 import type { Database as Db } from 'better-sqlite3';
-import { formsAdjacentRun, seatLines, type Hold, type ReservationLine } from '../../domain/index.js';
+import { formsAdjacentRun, holdPriceCents, seatLines, unitsOf, type Hold, type ReservationLine } from '../../domain/index.js';
 import type {
-  ClaimBase, ClaimBestAvailableInput, ClaimOutcome, ClaimSeatsInput, ClaimUnitsInput, ExtendHoldInput, ExtendHoldOutcome,
+  ClaimBase, ClaimBestAvailableInput, ClaimOutcome, ClaimSeatsInput, ClaimUnitsInput, ExtendHoldInput, ExtendHoldOutcome, InventoryChanges,
   InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome, Page,
 } from '../../ports/engine/index.js';
+import { holdCreated, holdEnded, orderMoved } from '../shared/outbox-drafts.js';
 import type { SeatChooser } from './choose-seats.js';
+import type { OutboxWriter } from './outbox.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import * as records from './records.js';
 import { byCount, isUniqueViolation, type Shared } from './shared.js';
@@ -19,7 +21,7 @@ interface TakenSeat { seat_id: string; section: string; row_no: number; seat_no:
  * conditional statement checked by its row count, and the schema's guards (one live claim per
  * seat, stock within 0..capacity, units >= 0) refuse what a wrong take would write.
  */
-export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser): InventoryStore {
+export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser, ob: OutboxWriter): InventoryStore {
   const q = {
     // Hot: one statement takes every requested seat, only those still AVAILABLE; the row count says
     // whether all were. RETURNING gives the sections and places for the lines and the read model.
@@ -68,22 +70,14 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
 
   /** Inserts the hold and its lines (lines already taken), and returns it. */
   function insertHold(input: ClaimBase, info: ShowInfo, lines: readonly ReservationLine[]): Hold {
-    let units = 0;
-    let price = 0;
     const values: unknown[] = [];
     let lineNo = 0;
     for (const line of lines) {
-      const priceCents = info.sections.get(line.sectionId)?.priceCents ?? 0;
-      if (line.kind === 'SEATS') {
-        for (const seatId of line.seatIds) values.push(input.holdId, lineNo++, input.showId, line.sectionId, seatId, 1);
-        units += line.seatIds.length;
-        price += line.seatIds.length * priceCents;
-      } else {
-        values.push(input.holdId, lineNo++, input.showId, line.sectionId, null, line.quantity);
-        units += line.quantity;
-        price += line.quantity * priceCents;
-      }
+      if (line.kind === 'SEATS') for (const seatId of line.seatIds) values.push(input.holdId, lineNo++, input.showId, line.sectionId, seatId, 1);
+      else values.push(input.holdId, lineNo++, input.showId, line.sectionId, null, line.quantity);
     }
+    const units = unitsOf(lines);
+    const price = holdPriceCents(lines, (sectionId) => info.sections.get(sectionId)?.priceCents);
     q.holdInsert.run(input.holdId, input.showId, input.userId, price, units, input.now, input.expiresAt);
     q.linesInsert(lineNo).run(values);
     return {
@@ -137,11 +131,13 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
       const claimed = q.liveClaims(seatIds.length).all(input.showId, ...seatIds) as { seat_id: string }[];
       throw new Rollback<ClaimOutcome>({ ok: false, code: 'SEAT_UNAVAILABLE', seatIds: claimed.map((r) => r.seat_id) });
     }
+    const changes: InventoryChanges = { showId: input.showId, seats: ordered.map((s) => ({ seatId: s.seat_id, status: 'HELD', holdId: input.holdId, version: s.version })), stock: [] };
+    ob.append(input.now, [holdCreated(hold, changes)]);
     return {
       ok: true,
       hold,
       adjacent: chosen?.adjacent ?? formsAdjacentRun(ordered.map((s) => ({ section: s.section, row: s.row_no, number: s.seat_no }))),
-      changes: { showId: input.showId, seats: ordered.map((s) => ({ seatId: s.seat_id, status: 'HELD', holdId: input.holdId, version: s.version })), stock: [] },
+      changes,
     };
   }
 
@@ -179,10 +175,9 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
           throw new Rollback<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: left });
         }
         const hold = insertHold(input, info, [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }]);
-        return {
-          ok: true, hold, adjacent: false,
-          changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] },
-        };
+        const changes: InventoryChanges = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] };
+        ob.append(input.now, [holdCreated(hold, changes)]);
+        return { ok: true, hold, adjacent: false, changes };
       }),
 
     lapseHold: (input: LapseHoldInput) =>
@@ -194,7 +189,9 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
         const changes = shared.giveBack(row);
         const cancelled = q.cancelUnpaid.get(input.now, input.holdId) as records.OrderRow | undefined;
         const hold = shared.hold(row);
-        return { ok: true, hold, cancelledOrder: cancelled === undefined ? null : records.toOrder(cancelled, hold.lines), changes };
+        const cancelledOrder = cancelled === undefined ? null : records.toOrder(cancelled, hold.lines);
+        ob.append(input.now, [holdEnded(hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
+        return { ok: true, hold, cancelledOrder, changes };
       }),
 
     extendHold: (input: ExtendHoldInput) =>

@@ -203,8 +203,29 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
-  // v11: reserved for the outbox branch (issue 22); replaced by its migration when merged.
-  '',
+  // v11: the local message table (issue 22): every change anyone outside may care about writes a
+  // row here in the same transaction as the change. INTEGER PRIMARY KEY order is commit order (one
+  // writer). The row is one more insert in every claim, so it has no index besides its key: the
+  // event id is a random UUID (unique without an index to prove it), retention walks the oldest
+  // ids, and ids are never reused because retention never deletes the newest row (a reader
+  // parked at id 100 must never miss a new row 1). Relay cursors move by compare-and-set.
+  `
+  CREATE TABLE IF NOT EXISTS outbox (
+    id INTEGER PRIMARY KEY,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    show_id TEXT,
+    created_at INTEGER NOT NULL,
+    origin TEXT NOT NULL,
+    data TEXT NOT NULL,
+    changes TEXT
+  );
+  CREATE TABLE IF NOT EXISTS relay_cursors (
+    name TEXT PRIMARY KEY,
+    position TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
   // v12: signed webhooks out (issue 22 item 4): endpoints, one delivery per (endpoint, event),
   // and every attempt of each, so an admin sees when and how each one was tried.
   `
@@ -258,7 +279,25 @@ export const migrations: readonly Migration[] = [
     created_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
-  // v13 in the scale-out numbering, appended after the settings migration already on main (a
+  // v18 (issue 23, flash sales; the lead renumbers at merge): orders say what they sell (kind) and
+  // which campaign (activity_id, NULL on a show's order, whose activity is its show); a flash
+  // sale's own record beside the show that carries its stock (domain/flash-sale.ts).
+  `
+  ALTER TABLE orders ADD COLUMN kind TEXT NOT NULL DEFAULT 'SHOW' CHECK (kind IN ('SHOW','FLASH_SALE','BARGAIN'));
+  ALTER TABLE orders ADD COLUMN activity_id TEXT;
+  -- NULL on a show; FLASH_SALE on the show that carries a flash sale's stock (never held as a show).
+  ALTER TABLE shows ADD COLUMN campaign TEXT CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE'));
+  CREATE INDEX orders_by_user_activity ON orders (user_id, activity_id) WHERE activity_id IS NOT NULL;
+  CREATE TABLE flash_sales (
+    flash_sale_id TEXT PRIMARY KEY,
+    max_per_user INTEGER NOT NULL CHECK (max_per_user >= 1),
+    offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),
+    -- [{"itemId","originalPriceCents"}]: read with the sale, never searched.
+    items TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+  // v13 in the scale-out numbering, appended after the migrations already on main (a
   // database made on main is at that one's version; IF NOT EXISTS keeps either order safe): singleton
   // periodic sweeps. A lease per sweep (who runs it, until when), taken by compare-and-set, and the sweep's
   // keyset cursor, so a pass goes on where the last run stopped whichever process ran it.

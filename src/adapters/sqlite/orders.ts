@@ -3,12 +3,14 @@ import type { Order } from '../../domain/index.js';
 import type {
   AbortOrderInput, AbortOrderOutcome, AwaitPaymentInput, AwaitPaymentOutcome, KeysetPosition, OpenOrderOutcome, OrderStore, Page,
 } from '../../ports/engine/index.js';
+import { orderCreated, orderMoved } from '../shared/outbox-drafts.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
 import type * as records from './records.js';
 import { isUniqueViolation, type Shared } from './shared.js';
 
 /** Orders as compare-and-set plans; an order's lines are its hold's lines (hold_lines). */
-export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared): OrderStore {
+export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: OutboxWriter): OrderStore {
   const q = {
     // Conditional insert: only on an ACTIVE, unexpired hold of the same buyer. The unique indexes
     // "one live order per hold" and (user_id, idempotency_key) refuse the rest.
@@ -35,7 +37,10 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared): OrderStor
     openOrder: (input: Order) =>
       gc.write('openOrder', (): OpenOrderOutcome => {
         try {
-          if (q.open.run(input).changes === 1) return { ok: true, order: input };
+          if (q.open.run(input).changes === 1) {
+            ob.append(input.createdAt, [orderCreated(input)]);
+            return { ok: true, order: input };
+          }
           return { ok: false, stale: 'hold' };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
@@ -49,7 +54,10 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared): OrderStor
     abortOrder: (input: AbortOrderInput) =>
       gc.write('abortOrder', (): AbortOrderOutcome => {
         const row = q.abort.get(input.now, input.orderId) as records.OrderRow | undefined;
-        return row === undefined ? { ok: false, stale: 'order' } : { ok: true, order: shared.order(row) };
+        if (row === undefined) return { ok: false, stale: 'order' };
+        const order = shared.order(row);
+        ob.append(input.now, [orderMoved(order, null)]);
+        return { ok: true, order };
       }),
     awaitPayment: (input: AwaitPaymentInput) =>
       gc.write('awaitPayment', (): AwaitPaymentOutcome => {

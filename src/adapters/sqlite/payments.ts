@@ -3,7 +3,9 @@ import type { Hold, Order } from '../../domain/index.js';
 import type {
   CompleteRefundInput, CompleteRefundOutcome, InventoryChanges, KeysetPosition, PaymentStore, SettleOutcome, SettlementPlan,
 } from '../../ports/engine/index.js';
+import { orderRefunded, settlementDrafts, type Payer } from '../shared/outbox-drafts.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
 import type { Shared } from './shared.js';
 
@@ -12,13 +14,15 @@ import type { Shared } from './shared.js';
  * two callbacks (or a callback and an expiry) can never both apply; the inventory effect follows
  * from the hold's transition in the plan.
  */
-export function sqlitePayments(db: Db, gc: GroupCommit, shared: Shared): PaymentStore {
+export function sqlitePayments(db: Db, gc: GroupCommit, shared: Shared, ob: OutboxWriter): PaymentStore {
   const q = {
     payment: db.prepare(`UPDATE payments SET status = ?, updated_at = ?, received_cents = coalesce(?, received_cents)
       WHERE payment_id = ? AND status = ? RETURNING *`),
     order: db.prepare('UPDATE orders SET status = ?, updated_at = ? WHERE order_id = ? AND status = ? RETURNING *'),
     hold: db.prepare('UPDATE holds SET status = ? WHERE hold_id = ? AND status = ? RETURNING *'),
     get: db.prepare('SELECT * FROM payments WHERE payment_id = ?'),
+    // Who paid and in which currency, for the order.paid payload.
+    payer: db.prepare('SELECT u.username, s.currency FROM orders o JOIN users u ON u.user_id = o.user_id JOIN shows s ON s.show_id = o.show_id WHERE o.order_id = ?'),
     byStatus: db.prepare(`SELECT * FROM payments WHERE status = ? AND updated_at <= ? AND (updated_at, payment_id) > (?, ?)
       ORDER BY updated_at, payment_id LIMIT ?`),
   };
@@ -53,6 +57,8 @@ export function sqlitePayments(db: Db, gc: GroupCommit, shared: Shared): Payment
       }
       hold = shared.hold(row);
     }
+    const payer = order?.status === 'PAID' ? ((q.payer.get(order.orderId) as Payer | undefined) ?? null) : null;
+    ob.append(plan.now, settlementDrafts(hold, plan.hold !== null, order, payer, changes));
     return { ok: true, payment: records.toPayment(paymentRow), order, hold, changes };
   }
 
@@ -62,8 +68,10 @@ export function sqlitePayments(db: Db, gc: GroupCommit, shared: Shared): Payment
       gc.write('completeRefund', (): CompleteRefundOutcome => {
         const row = q.payment.get('REFUNDED', input.now, null, input.paymentId, 'REFUND_PENDING') as records.PaymentRow | undefined;
         if (row === undefined) return { ok: false, stale: 'payment' };
-        if (input.order !== null && q.order.get(input.order.to, input.now, input.order.orderId, input.order.from) === undefined) {
-          throw new Rollback<CompleteRefundOutcome>({ ok: false, stale: 'order' });
+        if (input.order !== null) {
+          const order = q.order.get(input.order.to, input.now, input.order.orderId, input.order.from) as records.OrderRow | undefined;
+          if (order === undefined) throw new Rollback<CompleteRefundOutcome>({ ok: false, stale: 'order' });
+          if (order.status === 'REFUNDED') ob.append(input.now, [orderRefunded(order.order_id, order.show_id, input.paymentId)]);
         }
         return { ok: true, payment: records.toPayment(row) };
       }),

@@ -1,4 +1,4 @@
-import type { Hold, HoldStatus, Order, OrderStatus, ReservationLine, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
+import type { Hold, HoldStatus, Order, OrderKind, OrderStatus, ReservationLine, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
 import type { SectionAvailability } from '../../ports/engine/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
 export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
@@ -20,6 +20,7 @@ export interface HoldLineRow { section_id: string; seat_id: string | null; quant
 export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string;
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
+  kind?: OrderKind; activity_id?: string | null;
 }
 
 export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
@@ -56,4 +57,6 @@ export const toHold = (r: HoldRow, lines: readonly ReservationLine[]): Hold => (
 export const toOrder = (r: OrderRow, lines: readonly ReservationLine[]): Order => ({
   orderId: r.order_id, userId: r.user_id, showId: r.show_id, holdId: r.hold_id, idempotencyKey: r.idempotency_key,
   lines, amountCents: r.amount_cents, status: r.status, paymentId: r.payment_id, createdAt: r.created_at, updatedAt: r.updated_at,
+  ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
+  ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
 });

@@ -1,7 +1,9 @@
 import type { Database, Statement } from 'better-sqlite3';
 import { SeatLayout, limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
 import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore, UpdateShowOutcome } from '../../ports/engine/index.js';
+import { showChanged } from '../shared/outbox-drafts.js';
 import type { GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
 
 export interface SectionInfo {
@@ -52,7 +54,7 @@ export function showCache(db: Database): ShowCache {
   };
 }
 
-export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
+export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): ShowStore {
   const q = {
     showById: db.prepare('SELECT * FROM shows WHERE show_id = ? AND ready = 1'),
     publish: db.prepare('UPDATE shows SET ready = 1 WHERE show_id = ?'),
@@ -62,16 +64,17 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
     // The catalog's order lives here, not in a sort of one page, so page 2 never holds what page 1
     // promised. The phases match saleWindow(): UPCOMING while now < sale_starts_at, ON_SALE while
     // now < sale_ends_at, ENDED after. Shows are few (one row per event), so a sort per page is cheap.
-    showList: db.prepare(`SELECT * FROM shows WHERE ready = 1
+    // A flash sale's show carries its stock; the catalog lists the sale as a campaign instead.
+    showList: db.prepare(`SELECT * FROM shows WHERE ready = 1 AND NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id)
       ORDER BY
         CASE WHEN @now < sale_starts_at THEN 1 WHEN @now < sale_ends_at THEN 0 ELSE 2 END,
         CASE WHEN @now < sale_starts_at THEN sale_starts_at WHEN @now < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
         show_id
       LIMIT @limit OFFSET @offset`),
     showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-        description, image_url, currency, version, ready)
+        description, image_url, currency, version, ready, campaign)
       VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt,
-        @description, @imageUrl, @currency, @version, 0)`),
+        @description, @imageUrl, @currency, @version, 0, @campaign)`),
     // Compare-and-set on the version: of two edits decided on one version, the second is stale.
     showUpdate: db.prepare(`UPDATE shows SET title = @title, description = @description, image_url = @imageUrl, venue = @venue, city = @city,
         starts_at = @startsAt, sale_starts_at = @saleStartsAt, sale_ends_at = @saleEndsAt, version = version + 1
@@ -99,7 +102,7 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
      */
     async createShow({ show }: CreateShowInput) {
       await gc.write('createShow', () => {
-        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap) });
+        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap), campaign: show.campaign ?? null });
         show.seatMap.sections.forEach((section, position) => {
           const capacity = sectionCapacity(section);
           const seated = section.kind === 'SEATED';
@@ -116,7 +119,10 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
         const from = start;
         await gc.write('createShow', () => {
           if (end > from) seatInsert(end - from).run(seatRows(show.showId, layout, from, end));
-          if (end === layout.size) q.publish.run(show.showId);
+          if (end === layout.size) {
+            q.publish.run(show.showId);
+            ob.append(show.createdAt, [showChanged(show)]);
+          }
         });
         start = end;
       } while (start < layout.size);
@@ -139,7 +145,11 @@ export function sqliteShows(db: Database, gc: GroupCommit): ShowStore {
     updateShow: (input) =>
       gc.write('updateShow', (): UpdateShowOutcome => {
         const row = q.showUpdate.get({ ...input.details, showId: input.showId, expectedVersion: input.expectedVersion }) as records.ShowRow | undefined;
-        if (row !== undefined) return { ok: true, show: records.toShow(row) };
+        if (row !== undefined) {
+          const show = records.toShow(row);
+          ob.append(input.now ?? Date.now(), [showChanged(show)]);
+          return { ok: true, show };
+        }
         return q.showById.get(input.showId) === undefined ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };
       }),
     async availability(showId): Promise<SectionAvailability[] | null> {

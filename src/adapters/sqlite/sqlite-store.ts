@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -6,10 +7,12 @@ import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { groupCommit } from './group-commit.js';
+import { sqliteFlashSales } from './flash-sales.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
+import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
@@ -28,6 +31,8 @@ export interface SqliteStoreOptions {
   readonly pendingMax?: number;
   /** How often the checkpoint thread copies the WAL into the database file. */
   readonly checkpointIntervalMs?: number;
+  /** This process's name on the outbox rows it writes (a random one when absent). */
+  readonly origin?: string;
 }
 
 /** Defaults: a batch of 256 units commits in a few milliseconds; 10,000 waiting is seconds of work. */
@@ -76,17 +81,21 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const shows = showCache(db);
   const shared = sqliteShared(db, shows);
   const choose = seatChooser(db);
+  const ob = sqliteOutboxWriter(db, options.origin ?? `sqlite-${randomUUID()}`);
+  const showStore = sqliteShows(db, gc, ob);
   return {
     ...sqliteUsers(db, gc),
-    ...sqliteShows(db, gc),
-    ...sqliteInventory(db, gc, shows, shared, choose),
-    ...sqliteOrders(db, gc, shared),
-    ...sqlitePayments(db, gc, shared),
-    ...sqliteTickets(db, gc, shows, shared, choose),
+    ...showStore,
+    ...sqliteInventory(db, gc, shows, shared, choose, ob),
+    ...sqliteOrders(db, gc, shared, ob),
+    ...sqlitePayments(db, gc, shared, ob),
+    ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
     ...sqliteWebhooks(db, gc),
     ...sqliteSettings(db, gc),
+    ...sqliteFlashSales(db, gc, shows, showStore, ob),
+    ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();

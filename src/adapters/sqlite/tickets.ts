@@ -4,13 +4,15 @@ import type {
   Attendee, AttendeesByNameInput, CheckInInput, CheckInOutcome, DoorCounts, IssueTicketsInput, IssueTicketsOutcome, Page, SeatChange, TicketDraft, TicketStore,
 } from '../../ports/engine/index.js';
 import { doorCountDelta, keyRangeEnd } from '../shared/door-counts.js';
+import { ticketCheckedIn, ticketsIssued } from '../shared/outbox-drafts.js';
 import type { SeatChooser } from './choose-seats.js';
+import type { OutboxWriter } from './outbox.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import * as records from './records.js';
 import type { Shared } from './shared.js';
 import type { ShowCache } from './shows.js';
 
-export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser): TicketStore {
+export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser, ob: OutboxWriter): TicketStore {
   const q = {
     ticket: db.prepare('UPDATE orders SET status = \'TICKETED\', updated_at = ? WHERE order_id = ? AND status = \'PAID\' RETURNING *'),
     sellFree: db.prepare(`UPDATE seats SET status = 'SOLD', hold_id = ?, version = version + 1
@@ -84,7 +86,10 @@ export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared:
           };
         });
         q.countIssued.run(row.show_id, tickets.length);
-        return { ok: true, order: shared.order(row), tickets, changes: { showId: row.show_id, seats: changes, stock: [] } };
+        const order = shared.order(row);
+        const inventory = { showId: row.show_id, seats: changes, stock: [] };
+        ob.append(input.now, [ticketsIssued(order, tickets, inventory)]);
+        return { ok: true, order, tickets, changes: inventory };
       }),
     checkIn: ({ ticket, expectedStatus }: CheckInInput) =>
       gc.write('checkIn', (): CheckInOutcome => {
@@ -94,7 +99,9 @@ export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared:
         if (row === undefined) return { ok: false, stale: 'ticket' };
         const delta = doorCountDelta(expectedStatus, ticket.status);
         if (delta.admitting !== 0 || delta.checkedIn !== 0) q.countChange.run(delta.admitting, delta.checkedIn, row.show_id);
-        return { ok: true, ticket: records.toTicket(row) };
+        const stored = records.toTicket(row);
+        ob.append(ticket.usedAt ?? Date.now(), [ticketCheckedIn(stored)]);
+        return { ok: true, ticket: stored };
       }),
     getTicket: async (ticketId) => {
       const row = q.get.get(ticketId) as records.TicketRow | undefined;

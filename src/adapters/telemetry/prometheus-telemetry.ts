@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { BookingTelemetry } from '../../ports/telemetry.js';
 
 /**
@@ -44,6 +44,12 @@ export function createPrometheusTelemetry(
   const tickets = new Counter({ name: 'ticketrush_tickets_issued_total', help: 'Tickets issued', registers: [registry] });
   const jobFailures = new Counter({ name: 'ticketrush_job_failures_total', help: 'Background steps that failed, by task (a sweep retries them)', labelNames: ['task'], registers: [registry] });
   const checkIns = new Counter({ name: 'ticketrush_checkins_total', help: 'Check-in scans by outcome', labelNames: ['outcome'], registers: [registry] });
+  const relayLag = new Gauge({
+    name: 'ticketrush_outbox_relay_lag_seconds',
+    help: 'Age of the oldest outbox row a durable sink has not yet taken (0 when caught up), by sink',
+    labelNames: ['sink'],
+    registers: [registry],
+  });
   const webhookAttempts = new Counter({ name: 'ticketrush_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (DELIVERED, RETRY, FAILED, GONE)', labelNames: ['outcome'], registers: [registry] });
   const webhookDuration = new Histogram({
     name: 'ticketrush_webhook_attempt_duration_seconds',
@@ -78,6 +84,7 @@ export function createPrometheusTelemetry(
         jobFailures.inc({ task });
         onJobFailure(task, error);
       },
+      outboxRelayLag: (sink, seconds) => relayLag.set({ sink }, seconds),
     },
   };
 }

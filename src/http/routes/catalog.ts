@@ -4,6 +4,7 @@ import { negotiate } from '@fastify/accept-negotiator';
 import { Readable } from 'node:stream';
 import type { ContentCoding } from '../../app/availability-body.js';
 import { availabilityChanges, createShow, getShow, listShows, showView } from '../../app/catalog.js';
+import { availabilityBody, renderSeatMap, seatMapEtag } from '../../app/seat-map-reads.js';
 import { editShow } from '../../app/show-edit.js';
 import { AppError } from '../../app/errors.js';
 import { limits, seatLimitOf, type SectionSpec } from '../../domain/index.js';
@@ -177,8 +178,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       const changes = await availabilityChanges(ctx, showId, since);
       if (changes !== null) return reply.header('cache-control', 'no-cache').send(changes);
     }
-    const body = await ctx.seatMaps.availabilityBody(showId);
-    if (body === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    const body = await availabilityBody(ctx, showId);
     void reply.header('etag', body.etag).header('cache-control', 'no-cache').header('vary', 'accept-encoding');
     if (ifNoneMatchMatches(request.headers['if-none-match'], body.etag)) return reply.status(304).send(null);
     const coding = negotiate(request.headers['accept-encoding'] ?? '', ['br', 'gzip']) as ContentCoding | null;
@@ -221,16 +221,13 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request, reply) => {
     const form = request.query.format === 'compact' ? 'compact' : 'full';
-    const entry = ctx.seatMaps.hit(request.params.showId) ?? (await ctx.seatMaps.get(request.params.showId));
-    if (entry === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
     // The ETag is known before anything is rendered, so a revalidation costs no rendering at all.
-    const etag = ctx.seatMaps.etag(entry, form === 'compact' ? '-c' : '');
+    const etag = await seatMapEtag(ctx, request.params.showId, form);
     void reply.header('etag', etag).header('cache-control', 'no-cache');
     // A 304 carries no body (app.ts strips what the serializer makes of null, and the framing headers).
     if (ifNoneMatchMatches(request.headers['if-none-match'], etag)) return reply.status(304).send(null);
     if (streaming >= streamsMax) throw new AppError('BUSY', 'too many seat maps are being sent; retry shortly', { retryAfterSeconds: limits.busyRetryAfterSeconds });
-    const map = await ctx.seatMaps.seatMap(request.params.showId, form);
-    if (map === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    const map = await renderSeatMap(ctx, request.params.showId, form);
     // Rendering may have taken a newer version than the one the ETag above named.
     void reply.header('etag', map.etag).type('application/json; charset=utf-8').header('content-length', map.length);
     

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { AppError } from '../../app/errors.js';
+import { liveSeatFeed, liveStart, loadedSectionCounts } from '../../app/live-seats.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { LiveHub } from '../live/live-hub.js';
@@ -11,13 +11,10 @@ export const liveConnectionsMaxDefault = 1000;
 const versionPattern = /^\d{1,10}$/;
 
 export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
-  const { seatMaps } = deps.ctx;
-  const hub = new LiveHub(seatMaps.feed, {
+  const { ctx } = deps;
+  const hub = new LiveHub(liveSeatFeed(ctx), {
     connectionsMax: deps.liveConnectionsMax ?? liveConnectionsMaxDefault,
-    sectionsOf: (showId) => {
-      const entry = seatMaps.loaded(showId);
-      return entry === null ? null : seatMaps.availability(entry).sections.map(({ id, available }) => ({ id, available }));
-    },
+    sectionsOf: (showId) => loadedSectionCounts(ctx, showId),
   });
   // Open streams would keep the server from closing; they end first (clients reconnect elsewhere).
   app.addHook('preClose', (done) => {
@@ -44,8 +41,7 @@ export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (
       },
     },
   }, async (request, reply) => {
-    const entry = await seatMaps.get(request.params.showId);
-    if (entry === null) throw new AppError('SHOW_NOT_FOUND', 'no such show');
+    const start = await liveStart(ctx, request.params.showId);
     if (hub.full) throw new HttpError('LIVE_CONNECTIONS_FULL', 'too many live connections on this server; retry shortly');
     const lastEventId = request.headers['last-event-id'];
     const resumeFrom = typeof lastEventId === 'string' && versionPattern.test(lastEventId) ? Number(lastEventId) : (request.query.since ?? null);
@@ -57,6 +53,6 @@ export const liveRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (
       'x-accel-buffering': 'no',
       'x-request-id': request.id,
     });
-    hub.add(entry.show.showId, entry.version, seatMaps.epoch, reply.raw, resumeFrom);
+    hub.add(start.showId, start.version, start.epoch, reply.raw, resumeFrom);
   });
 };

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { readiness } from '../../app/readiness.js';
 import type { HttpDeps } from '../deps.js';
 import { HttpError } from '../http-error.js';
 import { errorResponses } from '../schemas.js';
@@ -12,14 +13,7 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
   app.get('/readyz', {
     schema: { tags: ['operations'], summary: 'Storage (and Redis, when configured) is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
   }, async () => {
-    // Every dependency at once; the answer names each one that is down (several processes behind
-    // a load balancer: the operator sees which service this process cannot reach).
-    const checks = [{ name: deps.readiness?.store ?? 'storage', check: () => deps.ctx.store.ping() }, ...(deps.readiness?.others ?? [])];
-    const results = await Promise.allSettled(checks.map((c) => c.check()));
-    const down = checks.flatMap((c, i) => {
-      const result = results[i];
-      return result?.status === 'rejected' ? [`${c.name} is not reachable: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`] : [];
-    });
+    const { down } = await readiness(deps.ctx, deps.readiness?.store ?? 'storage', deps.readiness?.others ?? []);
     if (down.length > 0) throw new HttpError('STORAGE_UNAVAILABLE', down.join('; '));
     return { status: 'ready' as const };
   });

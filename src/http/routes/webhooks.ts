@@ -1,13 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { createWebhook, deleteWebhook, listDeliveries, listWebhooks } from '../../app/webhooks.js';
+import { createWebhook, deleteWebhook, listDeliveries, listWebhooks, webhookEventTypes } from '../../app/webhooks.js';
 import { webhookUrlLengthMax } from '../../domain/index.js';
-import { outboxEventTypes } from '../../ports/engine/index.js';
+
 import type { HttpDeps } from '../deps.js';
 import { requireRole, roleGuard } from '../auth.js';
 import { PageQuery, errorResponses } from '../schemas.js';
 
-const eventNames = outboxEventTypes.join(', ');
+const eventNames = webhookEventTypes.join(', ');
 
 // The URL's own limit (2 KB) is checked by the application, to answer WEBHOOK_URL_TOO_LONG; the
 // schema's bound only keeps an absurd body from being parsed as a URL at all.

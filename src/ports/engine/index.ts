@@ -1,7 +1,9 @@
 import type { AuditStore } from './audit.js';
+import type { FlashSaleStore } from './flash-sales.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { OrderStore } from './orders.js';
+import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { SettingsStore } from './settings.js';
 import type { ShowStore } from './shows.js';
@@ -12,6 +14,7 @@ import type { WebhookStore } from './webhooks.js';
 
 export * from './audit.js';
 export * from './common.js';
+export * from './flash-sales.js';
 export * from './idempotency.js';
 export * from './inventory.js';
 export * from './orders.js';
@@ -33,7 +36,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, SweepStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, OutboxStore, SweepStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

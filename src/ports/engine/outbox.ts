@@ -54,3 +54,37 @@ export interface OutboxSink {
   /** Handles a page in order; throws to have the same page redelivered (at least once). */
   deliver(events: readonly OutboxEvent[]): Promise<void>;
 }
+
+/** What an outbox row is before it is stored: the adapter adds the id, position, time and origin. */
+export interface OutboxDraft {
+  readonly type: OutboxEventType;
+  readonly showId: string | null;
+  readonly data: Readonly<Record<string, unknown>>;
+  readonly changes: InventoryChanges | null;
+}
+
+/** A relay cursor moved only from where the relay read it (compare-and-set). */
+export type AdvanceCursorOutcome = { readonly ok: true } | { readonly ok: false; readonly stale: 'cursor' };
+
+/**
+ * The store's side of the outbox. Rows are written by the operations themselves (in their own
+ * transaction); these read them in commit order and keep the relay's durable cursors.
+ */
+export interface OutboxStore {
+  /** Up to `limit` rows strictly after `after` (null: from the oldest row retained), in position order. */
+  readOutbox(after: string | null, limit: number): Promise<OutboxPage>;
+  /**
+   * The position now: a reader that starts here sees every row committed after this call (and
+   * perhaps a few committed just before it: at least once, never less).
+   */
+  outboxHead(): Promise<string>;
+  /** The durable cursor of a sink (null: it has never advanced). */
+  relayCursor(name: string): Promise<string | null>;
+  /** Moves the cursor from `from` (as read) to `to`; stale when someone else moved it meanwhile. */
+  advanceRelayCursor(name: string, from: string | null, to: string): Promise<AdvanceCursorOutcome>;
+  /**
+   * Deletes at most `limit` rows created before `before` that every durable cursor has passed
+   * (retention). Answers how many went.
+   */
+  pruneOutbox(before: number, limit: number): Promise<number>;
+}

@@ -56,6 +56,8 @@ export interface UpdateShowInput {
   readonly expectedVersion: number;
   /** Every editable field, as it is to be stored. */
   readonly details: ShowDetails;
+  /** When the edit is made (the outbox row's time); the adapter's clock when absent. */
+  readonly now?: number;
 }
 
 export type UpdateShowOutcome =

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, ApiError, serverNow, type Order, type Show } from '../api';
+import { api, ApiError, serverNow, type FlashSale, type Order, type Show } from '../api';
 import { errorText } from '../errors';
 import { dateTime, duration, money } from '../format';
 import { useTick } from '../hooks';
@@ -51,7 +51,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
   }, [orderId, watching]);
 
   // The show names the order: its title, date, venue, and the sections its seats are in.
-  const showId = order?.showId;
+  const showId = order?.showId ?? undefined;
   useEffect(() => {
     if (showId === undefined) return;
     let alive = true;
@@ -60,6 +60,18 @@ export function OrderPage({ orderId }: { orderId: string }) {
       alive = false;
     };
   }, [showId]);
+
+  // A flash sale's order is named by the sale: its title and the item bought.
+  const [sale, setSale] = useState<FlashSale | null>(null);
+  const saleId = order?.kind === 'FLASH_SALE' ? order.activityId : undefined;
+  useEffect(() => {
+    if (saleId === undefined) return;
+    let alive = true;
+    api<FlashSale>(`/flash-sales/${encodeURIComponent(saleId)}`).then((s) => alive && setSale(s), () => undefined);
+    return () => {
+      alive = false;
+    };
+  }, [saleId]);
 
   const pay = async () => {
     setPaying(true);
@@ -91,11 +103,13 @@ export function OrderPage({ orderId }: { orderId: string }) {
 
   if (error !== null) return <p role="alert">{error}</p>;
   if (order === null) return <p role="status">{t('loading')}</p>;
-  const sections = show?.sections ?? [];
+  // A sale's items name its lines as a show's sections do (an item is a counted section).
+  const sections = show?.sections ?? sale?.items.map((i) => ({ id: i.itemId, name: i.name, kind: 'GENERAL_ADMISSION' as const, capacity: i.stock, priceCents: i.priceCents })) ?? [];
   const what = linesName(sections, order.lines, order.seatIds);
   return (
     <section>
-      <h1>{show?.title ?? t('orderTitle', { id: order.orderId })}</h1>
+      <h1>{show?.title ?? sale?.title ?? t('orderTitle', { id: order.orderId })}</h1>
+      {sale !== null && <p class="muted mono" data-testid="order-id">{t('orderOfSale', { id: order.orderId })}</p>}
       {show !== null && <p class="muted mono" data-testid="order-id">{t('orderTitle', { id: order.orderId })}</p>}
       {show !== null && <p data-testid="order-show">{t('orderShowWhen', { when: dateTime(show.startsAt), venue: show.venue, city: show.city })}</p>}
       <p data-testid="order-status" role="status">{t('orderStatus', { status: t(`order${order.status}` as const) })}</p>

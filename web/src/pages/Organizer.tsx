@@ -13,6 +13,7 @@ export function Organizer() {
       <p class="row">
         <a class="button primary" href="/admin/new">{t('newShow')}</a>
         <a class="button" href="/admin/users" data-testid="manage-users">{t('manageUsers')}</a>
+        <a class="button" href="/admin/campaigns" data-testid="manage-campaigns">{t('manageCampaigns')}</a>
       </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}

@@ -1,0 +1,139 @@
+import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type ActivitySummary, type ActivityTiming, type CampaignChange, type ShowEdit } from '../domain/index.js';
+import type { AppContext } from './context.js';
+import { AppError } from './errors.js';
+import { changeFlashSale, flashSaleView, type FlashSaleView } from './flash-sales.js';
+import { editShow } from './show-edit.js';
+import { iso } from './views.js';
+
+/**
+ * The activity catalog (issue 23 item 1, seed 001 §秒杀 3-4): shows and campaigns in one list.
+ * Each kind is a source that lists its first rows in the catalog's order (domain catalogKey) and
+ * finds one activity by id; the list merges the sources. A new kind (code pools, bargains) is one
+ * more source in `activitySources`, nothing else changes.
+ */
+export interface ActivitySource {
+  readonly kind: ActivityKind;
+  /** The first `limit` activities of this kind in the catalog's order; `withHidden`: ended and offline ones too. */
+  list(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
+  /** The activity's detail, or null when it is not of this kind. */
+  detail(activityId: string): Promise<ActivityDetail | null>;
+  /** Whether the user has taken part (an order, a grab, a bargain started). */
+  participated(userId: string, activityId: string): Promise<boolean>;
+}
+
+export interface ActivityView extends ActivityTiming {
+  activityId: string;
+  kind: ActivityKind;
+  title: string;
+  imageUrl: string | null;
+  saleStartsAt: string;
+  saleEndsAt: string;
+}
+
+export type ActivityDetail = ActivityView & {
+  description: string;
+  /** The kind's own detail: a flash sale's items, a show's sections (see GET /shows/{showId}). */
+  flashSale?: FlashSaleView;
+};
+
+/** The most rows a page of the catalog may skip (each source reads offset + limit rows). */
+export const activitiesOffsetMax = 1_000;
+
+export function activityView(a: ActivitySummary, now: number): ActivityView {
+  return {
+    activityId: a.activityId, kind: a.kind, title: a.title, imageUrl: a.imageUrl,
+    saleStartsAt: iso(a.saleStartsAt), saleEndsAt: iso(a.saleEndsAt), ...activityTiming(a, now),
+  };
+}
+
+/** Shows and flash sales; code pools and bargains add their sources here. */
+export function activitySources(ctx: AppContext): ActivitySource[] {
+  const shows: ActivitySource = {
+    kind: 'SHOW',
+    async list(limit, now) {
+      // Shows have no offline state; ended ones are dropped after the merge (they sort last).
+      const rows = await ctx.store.listShows({ limit, offset: 0 }, now);
+      return rows.map((s) => ({ activityId: s.showId, kind: 'SHOW', title: s.title, imageUrl: s.imageUrl, saleStartsAt: s.saleStartsAt, saleEndsAt: s.saleEndsAt, offline: false }));
+    },
+    async detail(activityId) {
+      const show = await ctx.store.getShow(activityId);
+      if (show === null || (await ctx.store.getFlashSale(activityId)) !== null) return null;
+      const summary: ActivitySummary = { activityId, kind: 'SHOW', title: show.title, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: false };
+      return { ...activityView(summary, ctx.clock.now()), description: show.description };
+    },
+    participated: (userId, activityId) => ctx.store.hasOrderOfActivity(userId, activityId),
+  };
+  const flashSales: ActivitySource = {
+    kind: 'FLASH_SALE',
+    list: (limit, now, withHidden) => ctx.store.listFlashSaleActivities(limit, now, withHidden),
+    async detail(activityId) {
+      const sale = await ctx.store.getFlashSale(activityId);
+      if (sale === null) return null;
+      const view = await flashSaleView(ctx, sale);
+      const summary: ActivitySummary = {
+        activityId, kind: 'FLASH_SALE', title: sale.show.title, imageUrl: sale.show.imageUrl,
+        saleStartsAt: sale.show.saleStartsAt, saleEndsAt: sale.show.saleEndsAt, offline: sale.record.offline,
+      };
+      return { ...activityView(summary, ctx.clock.now()), description: sale.show.description, flashSale: view };
+    },
+    participated: (userId, activityId) => ctx.store.hasOrderOfActivity(userId, activityId),
+  };
+  return [flashSales, shows];
+}
+
+export interface ActivityQuery {
+  readonly limit: number;
+  readonly offset: number;
+  /** Also ended (and offline) activities, after the live ones. */
+  readonly includeEnded: boolean;
+}
+
+/**
+ * One page of the merged catalog: each source's first offset + limit rows in the catalog's order,
+ * merged by the same key, so paging keeps the order across kinds. Bounded: offset at most
+ * activitiesOffsetMax, so no request reads more than a few thousand rows.
+ */
+export async function listActivities(ctx: AppContext, query: ActivityQuery, sources: readonly ActivitySource[] = activitySources(ctx)): Promise<ActivityView[]> {
+  const now = ctx.clock.now();
+  const offset = Math.min(query.offset, activitiesOffsetMax);
+  const wanted = offset + query.limit;
+  const lists = await Promise.all(sources.map((s) => s.list(wanted, now, query.includeEnded)));
+  const merged = lists.flat()
+    .filter((a) => query.includeEnded || (!a.offline && now < a.saleEndsAt))
+    .map((a) => ({ a, key: catalogKey(a, now) }))
+    .sort((x, y) => compareCatalogKeys(x.key, y.key));
+  return merged.slice(offset, wanted).map(({ a }) => activityView(a, now));
+}
+
+export async function getActivity(ctx: AppContext, activityId: string, viewerUserId: string | null, sources: readonly ActivitySource[] = activitySources(ctx)): Promise<ActivityDetail & { participated: boolean | null }> {
+  for (const source of sources) {
+    const detail = await source.detail(activityId);
+    if (detail === null) continue;
+    const participated = viewerUserId === null ? null : await source.participated(viewerUserId, activityId);
+    return { ...detail, participated };
+  }
+  throw new AppError('ACTIVITY_NOT_FOUND', 'no such show or campaign');
+}
+
+/** The organizer's change of any activity: a show by the rules of PATCH /admin/shows/{id}, a campaign by its own. */
+export async function changeActivity(ctx: AppContext, activityId: string, change: CampaignChange): Promise<ActivityDetail> {
+  if ((await ctx.store.getFlashSale(activityId)) !== null) {
+    await changeFlashSale(ctx, activityId, change);
+  } else {
+    if (change.status !== undefined) throw new AppError('CHANGE_NOT_ALLOWED', 'a show cannot be taken offline; end its sale instead', { field: 'status' });
+    const edit: ShowEdit = {
+      ...(change.title === undefined ? {} : { title: change.title }),
+      ...(change.description === undefined ? {} : { description: change.description }),
+      ...(change.imageUrl === undefined ? {} : { imageUrl: change.imageUrl }),
+      ...(change.saleEndsAt === undefined ? {} : { saleEndsAt: change.saleEndsAt }),
+    };
+    try {
+      await editShow(ctx, activityId, edit);
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'SHOW_NOT_FOUND') throw new AppError('ACTIVITY_NOT_FOUND', 'no such show or campaign');
+      throw error;
+    }
+  }
+  const { participated: _, ...detail } = await getActivity(ctx, activityId, null);
+  return detail;
+}

@@ -1,0 +1,37 @@
+import type { SeatLayout } from '../domain/index.js';
+import type { OutboxEvent, OutboxSink } from '../ports/engine/outbox.js';
+import type { InventoryGate } from '../ports/inventory-gate.js';
+import { gateChangesOf } from './inventory-gate.js';
+
+export interface GateSinkOptions {
+  /** The show's layout (seat id -> bitmap index); null when the show is unknown (its events are skipped). */
+  readonly layoutOf: (showId: string) => Promise<SeatLayout | null>;
+  /**
+   * This process's origin when it already fed the gate its own commits (applyOwnChanges): its
+   * units given back are then skipped here, since a units delta, unlike a versioned seat, would
+   * count twice. Null: every event's units are applied.
+   */
+  readonly ownOrigin?: string | null;
+}
+
+/**
+ * The outbox relay's sink 'redis-gate': what any process committed (expiry, release, cancel,
+ * refund, a sale) reaches the shared gate within the relay's lag, so Redis never refuses for
+ * longer than that what the database freed. Seat changes are fenced by version (a redelivered or
+ * late event changes nothing); a failure throws, and the relay redelivers the page.
+ */
+export function redisGateSink(gate: InventoryGate, options: GateSinkOptions): OutboxSink {
+  return {
+    name: 'redis-gate',
+    async deliver(events: readonly OutboxEvent[]): Promise<void> {
+      for (const event of events) {
+        if (event.changes === null || event.showId === null) continue;
+        const layout = await options.layoutOf(event.changes.showId);
+        if (layout === null) continue;
+        const changes = gateChangesOf(layout, event.changes);
+        const own = options.ownOrigin !== undefined && options.ownOrigin !== null && event.origin === options.ownOrigin;
+        await gate.applyChanges(event.changes.showId, own ? { seats: changes.seats, unitsBack: [] } : changes);
+      }
+    },
+  };
+}

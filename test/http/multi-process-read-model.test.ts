@@ -1,0 +1,135 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { composeNode, type Node } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
+import { createShow as makeShow } from '../../src/domain/index.js';
+import { adminClient, ApiClient, createShow } from '../support/api-client.js';
+import { startTestNode, testStore, type TestNode } from '../support/backend.js';
+import { sleep } from '../support/wait.js';
+
+/** Retries an assertion until it holds (the feed's delay), or rethrows its last failure after `timeoutMs`. */
+async function within(timeoutMs: number, check: () => Promise<unknown>): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await check();
+      return Date.now() - started;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await sleep(10);
+    }
+  }
+}
+
+/** A live event stream over a real socket: its raw text so far. */
+function openStream(url: string): { text: () => string; close: () => void } {
+  let body = '';
+  const req = httpRequest(url, { headers: { accept: 'text/event-stream' } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    res.on('error', () => undefined);
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return { text: () => body, close: () => req.destroy() };
+}
+
+const seatStatus = async (baseUrl: string, showId: string, seatId: string): Promise<string | undefined> => {
+  const reply = await fetch(`${baseUrl}/api/v1/shows/${showId}/seats`);
+  const map = (await reply.json()) as { seats: { seatId: string; status: string }[] };
+  return map.seats.find((s) => s.seatId === seatId)?.status;
+};
+
+const availableIn = async (baseUrl: string, showId: string): Promise<number> => {
+  const reply = await fetch(`${baseUrl}/api/v1/shows/${showId}/availability`);
+  const body = (await reply.json()) as { sections: { id: string; available: number }[] };
+  return body.sections.reduce((n, s) => n + s.available, 0);
+};
+
+/**
+ * Two processes over one PostgreSQL schema (issue 22 item 6): what one commits, the other's seat
+ * map, availability and live events show within a second, through the outbox change feed.
+ * PostgreSQL only: it is the multi-process backend (two stores on one SQLite file are not supported).
+ */
+describe.runIf(testStore === 'postgres')('one read model across two processes', () => {
+  let a: TestNode & { baseUrl: string };
+  let b: Node;
+  let bUrl: string;
+  let bDir: string;
+  beforeAll(async () => {
+    a = await startTestNode({ store: 'postgres' });
+    bDir = mkdtempSync(join(tmpdir(), 'ticketrush-second-'));
+    // The same database and schema; a data directory of its own (its lock is per directory).
+    b = await composeNode(loadConfig({ PORT: '0', HOST: '127.0.0.1', TICKETRUSH_DEMO: '0', ...a.database.env, TICKETRUSH_DATA_DIR: bDir }), { logger: false });
+    bUrl = await b.listen();
+  });
+  afterAll(async () => {
+    await b?.stop();
+    await a?.close();
+    if (bDir !== undefined) rmSync(bDir, { recursive: true, force: true });
+  });
+
+  it('a seat held through A is HELD in B\'s seat map, availability and live events within 1 s; its release frees it on B', async () => {
+    const admin = await adminClient(a.node.app);
+    const showId = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 1000 }] });
+    // B knows the show (it loads it from the shared store) and streams it.
+    expect(await seatStatus(bUrl, showId, 'A-1-1')).toBe('AVAILABLE');
+    expect(await availableIn(bUrl, showId)).toBe(10);
+    const stream = openStream(`${bUrl}/api/v1/shows/${showId}/events`);
+    try {
+      await within(2_000, async () => expect(stream.text()).toContain('event: hello'));
+      const buyer = await new ApiClient(a.node.app).signUp('crossbuyer');
+      const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
+      expect(hold.status).toBe(201);
+      const held = await within(1_000, async () => {
+        expect(await seatStatus(bUrl, showId, 'A-1-1')).toBe('HELD');
+        expect(await availableIn(bUrl, showId)).toBe(9);
+        expect(stream.text()).toContain('["A-1-1","H"]');
+      });
+      // A's own view was right at once (read your writes).
+      expect(await seatStatus(a.baseUrl, showId, 'A-1-1')).toBe('HELD');
+      const released = await buyer.request('DELETE', `/api/v1/holds/${hold.body.holdId as string}`);
+      expect(released.status).toBeLessThan(300);
+      const freed = await within(1_000, async () => {
+        expect(await seatStatus(bUrl, showId, 'A-1-1')).toBe('AVAILABLE');
+        expect(await availableIn(bUrl, showId)).toBe(10);
+        expect(stream.text()).toContain('["A-1-1","A"]');
+      });
+      console.log(`cross-process: held on B after ${held} ms, freed after ${freed} ms`);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('counted places taken on A are counted on B (the counters are read again, never added twice)', async () => {
+    const admin = await adminClient(a.node.app);
+    const showId = await createShow(admin, { sections: [{ id: 'G', name: 'Floor', kind: 'GENERAL_ADMISSION', capacity: 50, priceCents: 1000 }] });
+    expect(await availableIn(bUrl, showId)).toBe(50);
+    const buyer = await new ApiClient(a.node.app).signUp('crossunits');
+    for (let i = 0; i < 3; i++) expect((await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { section: 'G', quantity: 1 })).status).toBe(201);
+    await within(1_000, async () => expect(await availableIn(bUrl, showId)).toBe(47));
+    // And stays there: nothing is applied twice.
+    await sleep(300);
+    expect(await availableIn(bUrl, showId)).toBe(47);
+    expect(await availableIn(a.baseUrl, showId)).toBe(47);
+  });
+
+  it('a show B was told does not exist, once created on A, is found on B at once (the feed clears its memo)', async () => {
+    const made = makeShow({
+      showId: `show_cross_${Date.now()}`, title: 'Late', venue: 'Hall', city: 'Town',
+      startsAt: Date.now() + 30 * 86_400_000, saleStartsAt: Date.now() - 60_000, saleEndsAt: Date.now() + 86_400_000,
+      seatMap: { sections: [{ id: 'A', name: 'A', kind: 'SEATED', rows: 1, seatsPerRow: 4, priceCents: 100, sellBy: 'SEAT', accessible: [] }] }, maxSeatsPerUser: null,
+    }, Date.now());
+    if (!made.ok) throw new Error('show not made');
+    const showId = made.value.show.showId;
+    expect((await fetch(`${bUrl}/api/v1/shows/${showId}/availability`)).status).toBe(404);
+    await a.node.ctx.store.createShow(made.value);
+    // Well inside the unknown-show memo's own second.
+    await within(600, async () => expect((await fetch(`${bUrl}/api/v1/shows/${showId}/availability`)).status).toBe(200));
+  });
+});
