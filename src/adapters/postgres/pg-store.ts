@@ -1,6 +1,8 @@
 import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
+import { pgCodePools } from './code-pools.js';
+import { pgExports } from './exports.js';
 import { createPgLanes, type PgLanes } from './db.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
@@ -49,6 +51,9 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgTickets(lanes.checkout),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
+    ...pgCodePools(lanes.rush),
+    ...pgExports(lanes.checkout),
     pools,
     async ping() {
       await lanes.checkout.query('SELECT 1');

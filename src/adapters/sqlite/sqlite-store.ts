@@ -5,6 +5,8 @@ import type { Store } from '../../ports/engine/index.js';
 import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
+import { sqliteCodePools } from './code-pools.js';
+import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
@@ -82,6 +84,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteCodePools(db, gc),
+    ...sqliteExports(db),
     async ping() {
       db.prepare('SELECT 1').get();
     },

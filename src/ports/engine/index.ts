@@ -1,4 +1,6 @@
 import type { AuditStore } from './audit.js';
+import type { CodePoolStore } from './code-pools.js';
+import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { OrderStore } from './orders.js';
@@ -8,7 +10,9 @@ import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 
 export * from './audit.js';
+export * from './code-pools.js';
 export * from './common.js';
+export * from './exports.js';
 export * from './idempotency.js';
 export * from './inventory.js';
 export * from './orders.js';
@@ -27,7 +31,7 @@ export * from './users.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, CodePoolStore, ExportStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
