@@ -159,6 +159,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
+    importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,

@@ -30,6 +30,10 @@ export const domainErrorCodes = [
   'TICKET_ALREADY_USED',
   'TICKET_NOT_VALID',
   'INVARIANT_VIOLATED',
+  /** Nothing left to hand out (a code pool with no free code). */
+  'SOLD_OUT',
+  /** A campaign's title, details or sale window break the rules (code-pool.ts). */
+  'INVALID_CAMPAIGN',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

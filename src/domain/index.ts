@@ -16,3 +16,4 @@ export * from './seat-layout.js';
 export * from './stage-distance.js';
 export * from './venue-geometry.js';
 export * from './show-edit.js';
+export * from './code-pool.js';
