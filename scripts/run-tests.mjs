@@ -34,6 +34,7 @@ const bookingSuites = [
     'door-desk',
     'organizer-shows',
     'tickets-pdf',
+    'code-pools',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts',
