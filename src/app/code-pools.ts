@@ -56,9 +56,12 @@ const grabbedView = (g: GrabbedCode): GrabbedCodeView => ({ code: g.code, grabbe
  * ask the store (whose read also counts the codes left). Bounded: the oldest is dropped.
  */
 const poolCacheMax = 1_000;
-const poolCaches = new WeakMap<AppContext, Map<string, CodePool>>();
+const poolCaches = new WeakMap<CodePoolContext, Map<string, CodePool>>();
 
-async function poolOf(ctx: AppContext, poolId: string): Promise<CodePool> {
+/** What creating, importing and grabbing need: the store, the clock and ids (the CLI builds no more). */
+export type CodePoolContext = Pick<AppContext, 'store' | 'clock' | 'ids'>;
+
+async function poolOf(ctx: CodePoolContext, poolId: string): Promise<CodePool> {
   let cache = poolCaches.get(ctx);
   if (cache === undefined) poolCaches.set(ctx, (cache = new Map()));
   const known = cache.get(poolId);
@@ -71,14 +74,14 @@ async function poolOf(ctx: AppContext, poolId: string): Promise<CodePool> {
   return pool;
 }
 
-export async function createCodePool(ctx: AppContext, draft: CodePoolDraft): Promise<{ poolId: string }> {
+export async function createCodePool(ctx: CodePoolContext, draft: CodePoolDraft): Promise<{ poolId: string }> {
   const checked = unwrap(checkCodePool(draft));
   const poolId = ctx.ids.newId('codePool');
   await ctx.store.createCodePool({ ...checked, poolId, createdAt: ctx.clock.now() });
   return { poolId };
 }
 
-export async function codePoolDetail(ctx: AppContext, poolId: string, userId: string | null): Promise<CodePoolDetail> {
+export async function codePoolDetail(ctx: CodePoolContext, poolId: string, userId: string | null): Promise<CodePoolDetail> {
   const view: CodePoolView | null = await ctx.store.getCodePool(poolId);
   if (view === null) throw new AppError('CODE_POOL_NOT_FOUND', `no code pool ${poolId}`);
   const mine = userId === null ? null : await ctx.store.codeOfUser(poolId, userId);
@@ -95,7 +98,7 @@ export async function codePoolDetail(ctx: AppContext, poolId: string, userId: st
  * one popped from the pool (201). The store decides atomically; one code per buyer is its
  * unique index, so racing grabs by one buyer all answer the same code.
  */
-export async function grabCode(ctx: AppContext, poolId: string, userId: string): Promise<{ fresh: boolean; grabbed: GrabbedCodeView }> {
+export async function grabCode(ctx: CodePoolContext, poolId: string, userId: string): Promise<{ fresh: boolean; grabbed: GrabbedCodeView }> {
   const pool = await poolOf(ctx, poolId);
   const had = await ctx.store.codeOfUser(poolId, userId);
   if (had !== null) return { fresh: false, grabbed: grabbedView(had) };
@@ -107,7 +110,7 @@ export async function grabCode(ctx: AppContext, poolId: string, userId: string):
   throw new AppError('CODE_POOL_NOT_FOUND', `no code pool ${poolId}`);
 }
 
-export async function myCodes(ctx: AppContext, userId: string, page: Page): Promise<MyCodeView[]> {
+export async function myCodes(ctx: CodePoolContext, userId: string, page: Page): Promise<MyCodeView[]> {
   const codes: MyCode[] = await ctx.store.codesOfUser(userId, { limit: Math.min(page.limit, limits.listPageSizeMax), offset: page.offset });
   return codes.map((c) => ({ poolId: c.poolId, poolTitle: c.poolTitle, ...grabbedView(c) }));
 }
@@ -120,7 +123,7 @@ export async function myCodes(ctx: AppContext, userId: string, page: Page): Prom
  * and counted. Idempotent: codes already in the pool count as duplicates.
  */
 export async function importCodes(
-  ctx: AppContext, poolId: string, codes: AsyncIterable<string> | Iterable<string>, onBatch?: (counts: ImportCounts) => void,
+  ctx: CodePoolContext, poolId: string, codes: AsyncIterable<string> | Iterable<string>, onBatch?: (counts: ImportCounts) => void,
 ): Promise<ImportCounts> {
   await poolOf(ctx, poolId);
   const counts: ImportCounts = { imported: 0, duplicates: 0, rejected: 0 };

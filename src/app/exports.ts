@@ -4,6 +4,9 @@ import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { iso } from './views.js';
 
+/** Exports read the store only (the CLI opens just that). */
+export type ExportContext = Pick<AppContext, 'store'>;
+
 /** Rows per store read: one index range each; memory holds one page whatever the export's size. */
 export const exportPageSize = 1_000;
 
@@ -45,7 +48,7 @@ async function* csvPages<R>(
 
 const isoOrEmpty = (ms: number | null): string => (ms === null ? '' : iso(ms));
 
-export async function exportWinners(ctx: AppContext, poolId: string, onRows?: RowsWritten): Promise<CsvExport> {
+export async function exportWinners(ctx: ExportContext, poolId: string, onRows?: RowsWritten): Promise<CsvExport> {
   if ((await ctx.store.getCodePool(poolId)) === null) throw new AppError('CODE_POOL_NOT_FOUND', `no code pool ${poolId}`);
   return {
     filename: `code-pool-${poolId}-winners.csv`,
@@ -54,11 +57,11 @@ export async function exportWinners(ctx: AppContext, poolId: string, onRows?: Ro
   };
 }
 
-async function showMustExist(ctx: AppContext, showId: string): Promise<void> {
+async function showMustExist(ctx: ExportContext, showId: string): Promise<void> {
   if ((await ctx.store.getShow(showId)) === null) throw new AppError('SHOW_NOT_FOUND', `no show ${showId}`);
 }
 
-export async function exportOrders(ctx: AppContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
+export async function exportOrders(ctx: ExportContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
   await showMustExist(ctx, showId);
   return {
     filename: `show-${showId}-orders.csv`,
@@ -69,7 +72,7 @@ export async function exportOrders(ctx: AppContext, showId: string, onRows?: Row
   };
 }
 
-export async function exportTickets(ctx: AppContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
+export async function exportTickets(ctx: ExportContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
   await showMustExist(ctx, showId);
   return {
     filename: `show-${showId}-tickets.csv`,

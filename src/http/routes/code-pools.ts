@@ -1,7 +1,7 @@
 import { Transform, pipeline, type Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { parse } from 'csv-parse';
+import { codesCsvParser, codesOfCsv } from '../../app/code-csv.js';
 import { codePoolDetail, createCodePool, grabCode, importCodes, ImportInterrupted, myCodes } from '../../app/code-pools.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
@@ -11,8 +11,6 @@ import { PageQuery, errorResponses } from '../schemas.js';
 
 /** Default of TICKETRUSH_IMPORT_BYTES_MAX: a CSV upload's own limit, apart from the JSON body limit. */
 export const importBytesMaxDefault = 50 * 1024 * 1024;
-/** A CSV record (line) longer than this is not a list of codes: the upload stops with 400. */
-const csvRecordBytesMax = 64 * 1024;
 
 class TooLarge extends Error {
   constructor(readonly limit: number) {
@@ -29,22 +27,6 @@ function byteLimit(limit: number, counted: { bytes: number }): Transform {
       else done(null, chunk);
     },
   });
-}
-
-/**
- * The codes of a CSV upload: one code a line, or a table with a `code` column (found in the first
- * line, any case); a BOM and blank lines are ignored.
- */
-async function* codesOfCsv(records: AsyncIterable<string[]>): AsyncGenerator<string> {
-  let column: number | null = null;
-  for await (const record of records) {
-    if (column === null) {
-      const header = record.findIndex((cell) => cell.trim().toLowerCase() === 'code');
-      column = header >= 0 ? header : 0;
-      if (header >= 0) continue;
-    }
-    yield record[column] ?? '';
-  }
 }
 
 export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
@@ -114,7 +96,7 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     });
     const records = pipeline(
       limiter,
-      parse({ bom: true, record_delimiter: ['\r\n', '\n', '\r'], relax_column_count: true, skip_empty_lines: true, trim: true, max_record_size: csvRecordBytesMax }),
+      codesCsvParser(),
       () => {},
     );
     try {
