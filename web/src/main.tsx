@@ -19,6 +19,10 @@ const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const users = () => import('./pages/Users').then((m) => m.Users);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
+const codePool = () => import('./pages/CodePoolPage').then((m) => m.CodePoolPage);
+const myCodes = () => import('./pages/MyCodes').then((m) => m.MyCodes);
+const createCodePool = () => import('./pages/CreateCodePool').then((m) => m.CreateCodePool);
+const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.ManageCodePool);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 
 function Page() {
@@ -28,6 +32,8 @@ function Page() {
   if ((params = match('/shows/:showId', p))) return <Lazy key={params.showId} load={showPage} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/orders/:orderId', p))) return <Lazy key={params.orderId} load={orderPage} props={{ orderId: params.orderId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
+  if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
+  if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
   // Organizer and door pages need an account: signed out, say so and offer to sign in and come back.
@@ -35,6 +41,8 @@ function Page() {
   if (p === '/admin') return <Lazy load={organizer} props={{}} />;
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
+  if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
+  if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/admin/shows/:showId/attendees', p))) return <Lazy load={attendees} props={{ showId: params.showId ?? '' }} />;
   if (p === '/door') return <Lazy load={door} props={{}} />;
@@ -63,6 +71,7 @@ function Header() {
       <nav aria-label={t('mainNav')}>
         <a href="/">{t('navShows')}</a>
         {who !== null && <a href="/tickets">{t('navTickets')}</a>}
+        {who !== null && <a href="/codes">{t('navCodes')}</a>}
         {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
         {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}
       </nav>

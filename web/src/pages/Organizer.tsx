@@ -13,6 +13,7 @@ export function Organizer() {
       <p class="row">
         <a class="button primary" href="/admin/new">{t('newShow')}</a>
         <a class="button" href="/admin/users" data-testid="manage-users">{t('manageUsers')}</a>
+        <a class="button" href="/admin/code-pools/new" data-testid="new-code-pool">{t('newCodePool')}</a>
       </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}
