@@ -12,9 +12,6 @@ import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
 import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
-import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
-import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
-import { openPgStore } from './adapters/postgres/pg-store.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
@@ -24,6 +21,7 @@ import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import type { Config } from './config.js';
+import { openConfiguredStore } from './compose-store.js';
 import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
@@ -47,29 +45,6 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
-}
-
-/**
- * Opens the booking store the configuration selects: PostgreSQL when TICKETRUSH_DATABASE_URL is
- * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
- * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
- */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
-  const database = config.database;
-  if (database.kind === 'sqlite') {
-    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
-  }
-  return openPgStore({
-    url: database.url,
-    schema: database.schema,
-    poolMax: database.poolMax,
-    checkoutPoolMax: database.checkoutPoolMax,
-    connectTimeoutMs: database.connectTimeoutMs,
-    idleTimeoutMs: database.idleTimeoutMs,
-    lockTimeoutMs: database.lockTimeoutMs,
-    statementTimeoutMs: database.statementTimeoutMs,
-    retriesMax: database.retriesMax,
-  });
 }
 
 /**
@@ -234,3 +209,5 @@ function logAdminBootstrap(app: FastifyInstance, result: AdminBootstrap): void {
 function builtWebRoot(): string {
   return fileURLToPath(new URL('../dist/web', import.meta.url));
 }
+
+export { openConfiguredStore };

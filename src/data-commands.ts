@@ -2,12 +2,10 @@ import { createReadStream, createWriteStream, statSync } from 'node:fs';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import cliProgress from 'cli-progress';
-import { randomIds } from './adapters/runtime/random-ids.js';
-import { systemClock } from './adapters/runtime/system-clock.js';
 import { codesCsvParser, codesOfCsv } from './app/code-csv.js';
 import { importCodes, type ImportCounts } from './app/code-pools.js';
 import { exportOrders, exportTickets, exportWinners, type CsvExport } from './app/exports.js';
-import { openConfiguredStore } from './compose.js';
+import { openConfiguredStore, toolRuntime } from './compose-store.js';
 import { loadConfig } from './config.js';
 import type { Store } from './ports/engine/index.js';
 
@@ -18,10 +16,7 @@ import type { Store } from './ports/engine/index.js';
  */
 
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  // A tool has no event loop to keep free: SQLite on this thread, not a store thread of its own
-  // (a second V8 heap, tens of MB, for nothing).
-  const store = await openConfiguredStore(config.database.kind === 'sqlite' ? { database: { ...config.database, ownThread: false } } : config);
+  const store = await openConfiguredStore(loadConfig());
   try {
     return await work(store);
   } finally {
@@ -49,7 +44,7 @@ export async function importCodesFromFile(poolId: string, file: string): Promise
   });
   const counts = await withStore(async (store) => {
     const records = createReadStream(file).pipe(counting).pipe(codesCsvParser());
-    return importCodes({ store, clock: systemClock, ids: randomIds }, poolId, codesOfCsv(records), (sofar) => progress?.update(read, sofar));
+    return importCodes({ store, ...toolRuntime }, poolId, codesOfCsv(records), (sofar) => progress?.update(read, sofar));
   });
   progress?.update(size, counts);
   progress?.stop();
