@@ -200,11 +200,12 @@ async function main(): Promise<void> {
   const backends: Backend[] = ['sqlite'];
   if (wanted.includes('postgres') && (await postgresReachable(databaseUrl)).ok) backends.push('postgres');
   const grabs: Record<string, unknown> = {};
-  for (const backend of backends.filter((b) => wanted.includes(b))) grabs[backend] = await grabBench(backend, hello);
-  const exported = (process.env.BENCH_PARTS ?? 'grabs,export').includes('export') ? await exportBench() : null;
+  const benchParts = process.env.BENCH_PARTS ?? 'grabs,export';
+  if (benchParts.includes('grabs')) for (const backend of backends.filter((b) => wanted.includes(b))) grabs[backend] = await grabBench(backend, hello);
+  const exported = benchParts.includes('export') ? await exportBench() : null;
   process.stdout.write(`\ncode grabs / hello-world POST: ${JSON.stringify(grabs)}\nexport: ${JSON.stringify(exported)}\n`);
   mkdirSync('bench/results', { recursive: true });
-  writeFileSync('bench/results/code-pools.json', `${JSON.stringify({ at: new Date().toISOString(), connections, seconds, rounds, grabs, export: exported }, null, 2)}\n`);
+  writeFileSync(`bench/results/code-pools-${benchParts.replace(/,/g, '-')}.json`, `${JSON.stringify({ at: new Date().toISOString(), connections, seconds, rounds, grabs, export: exported }, null, 2)}\n`);
 }
 
 async function cleanUp(): Promise<void> {

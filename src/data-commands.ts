@@ -16,7 +16,10 @@ import type { Store } from './ports/engine/index.js';
  */
 
 async function withStore<T>(work: (store: Store) => Promise<T>): Promise<T> {
-  const store = await openConfiguredStore(loadConfig());
+  const config = loadConfig();
+  // A tool has no event loop to keep free: SQLite on this thread, not a store thread of its own
+  // (a second V8 heap, tens of MB, for nothing).
+  const store = await openConfiguredStore(config.database.kind === 'sqlite' ? { database: { ...config.database, ownThread: false } } : config);
   try {
     return await work(store);
   } finally {
