@@ -132,9 +132,9 @@ async function grabBench(backend: Backend, hello: ChildServer): Promise<Record<s
   return { ratio: median(ratios), ratios, p99Ms: median(p99s), requests: next, remaining: left.remaining, approxGrabs: Math.round(grabs) };
 }
 
-async function exportBench(): Promise<Record<string, unknown>> {
+async function exportBench(grabsRan: boolean): Promise<Record<string, unknown>> {
   seedChunk = 5_000;
-  const grabBuyers = sqliteGrabBuyers;
+  const grabBuyers = grabsRan ? sqliteGrabBuyers : 0;
   const env = serverEnv('sqlite', null);
   const config = loadConfig({ ...env });
   const store = await openConfiguredStore(config);
@@ -202,7 +202,7 @@ async function main(): Promise<void> {
   const grabs: Record<string, unknown> = {};
   const benchParts = process.env.BENCH_PARTS ?? 'grabs,export';
   if (benchParts.includes('grabs')) for (const backend of backends.filter((b) => wanted.includes(b))) grabs[backend] = await grabBench(backend, hello);
-  const exported = benchParts.includes('export') ? await exportBench() : null;
+  const exported = benchParts.includes('export') ? await exportBench(benchParts.includes('grabs')) : null;
   process.stdout.write(`\ncode grabs / hello-world POST: ${JSON.stringify(grabs)}\nexport: ${JSON.stringify(exported)}\n`);
   mkdirSync('bench/results', { recursive: true });
   writeFileSync(`bench/results/code-pools-${benchParts.replace(/,/g, '-')}.json`, `${JSON.stringify({ at: new Date().toISOString(), connections, seconds, rounds, grabs, export: exported }, null, 2)}\n`);

@@ -35,9 +35,10 @@ const bookingSuites = [
     'organizer-shows',
     'tickets-pdf',
     'code-pools',
+    'webhooks',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
-  'test/cli/start-up.test.ts',
+  'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
 ];
 /** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */
 const quickSuites = ['test/domain', 'test/contract', 'test/http'];
@@ -54,7 +55,9 @@ if (quick) {
 }
 
 /** Latency-bound suites run alone after the rest, each on its own, so no other file's load skews their figures. */
-const alone = ['test/load/herd.test.ts'];
+// The multi-process rush runs three servers and 300 buyers on its own too: beside other files its
+// 60 s idempotency takeover and settling would race their load for the same cores.
+const alone = ['test/load/herd.test.ts', 'test/load/multi-process.test.ts'];
 /** Lighthouse scores the built web app (performance included), on the embedded store only. */
 const aloneSqliteOnly = ['test/web/lighthouse.test.ts'];
 

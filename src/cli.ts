@@ -1,4 +1,6 @@
+import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DrillOptionError, drillDefaults, resolveDrillOptions, type RawDrillOptions } from './drill/options.js';
 import { listenFailure } from './lib/listen-failure.js';
@@ -16,17 +18,36 @@ const program = new Command()
   .version(version, '-V, --version', 'print the version')
   .showHelpAfterError('(run ticketrush --help for the commands and options)');
 
+/** A commander parser for whole numbers from `min` to `max`. */
+const wholeNumber = (min: number, max: number) => (raw: string): number => {
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
+  return value;
+};
+
+/** More workers than this only queue for the same cores. */
+const workersMax = availableParallelism() * 4;
+
 program
   .command('start', { isDefault: true })
   .description('Start the HTTP server on the embedded store (default command; configuration from the environment, see docs/operations.md)')
   // `start` is the default, so commander hands it any word it does not know as a command: take
   // them here and refuse them by name, instead of starting a server or a vague arity error.
   .allowExcessArguments(true)
-  .action(async (_options: unknown, command: Command) => {
+  .option('--workers <n>', `HTTP processes sharing one port (node:cluster), to use every core; needs TICKETRUSH_DATABASE_URL (1 to ${workersMax})`, wholeNumber(1, workersMax), 1)
+  .action(async (options: { workers: number }, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) program.error(`error: unknown command '${unknown}'`, { code: 'commander.unknownCommand', exitCode: 2 });
     const [{ composeNode, describeStore }, { loadConfig }] = await Promise.all([import('./compose.js'), import('./config.js')]);
     const config = loadConfig();
+    if (options.workers > 1 && cluster.isPrimary) {
+      if (config.database.kind === 'sqlite') {
+        program.error(`error: --workers ${options.workers} needs TICKETRUSH_DATABASE_URL: on the embedded SQLite store one process owns the database file (${config.database.filename}); start one process, or use PostgreSQL`, { exitCode: 2 });
+      }
+      const { runClusterPrimary } = await import('./cluster-primary.js');
+      runClusterPrimary({ workers: options.workers });
+      return;
+    }
     const node = await composeNode(config);
     let url: string;
     try {
@@ -40,7 +61,8 @@ program
       process.exit(1);
     }
     const store = describeStore(config.database);
-    node.app.log.info({ url, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
+    const publicUrl = config.publicUrl === '' ? {} : { publicUrl: config.publicUrl };
+    node.app.log.info({ url, ...publicUrl, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
     let stopping = false;
     const shutdown = (signal: string): void => {
       if (stopping) return;
@@ -51,13 +73,6 @@ program
     process.on('SIGINT', () => shutdown('SIGINT'));
     process.on('SIGTERM', () => shutdown('SIGTERM'));
   });
-
-/** A commander parser for whole numbers from `min` to `max`. */
-const wholeNumber = (min: number, max: number) => (raw: string): number => {
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) throw new InvalidArgumentError(`a whole number from ${min} to ${max}`);
-  return value;
-};
 
 const drill = program.command('drill').description('Drills against a server: load with an audit at the end (see docs/operations.md, Drills)');
 drill
@@ -115,10 +130,15 @@ for (const [kind, what, option] of [['orders', "a show's orders", 'show'], ['tic
 }
 
 program.parseAsync(process.argv).catch(async (error: unknown) => {
-  const [{ ConfigError }, { AppError }] = await Promise.all([import('./config.js'), import('./app/errors.js')]);
+  const [{ ConfigError, DependencyUnreachableError }, { AppError }] = await Promise.all([import('./config.js'), import('./app/errors.js')]);
   if (error instanceof ConfigError) {
     process.stderr.write(`ticketrush: configuration error: ${error.message}\n`);
     process.exit(2);
+  }
+  if (error instanceof DependencyUnreachableError) {
+    // One line the operator acts on (which service, which address, which variable), no stack.
+    process.stderr.write(`ticketrush: ${error.message}\n`);
+    process.exit(1);
   }
   // A refusal of a data command (no such pool or show): its code and words, not a stack trace.
   if (error instanceof AppError) {

@@ -1,32 +1,43 @@
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-signer.js';
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
+import { openSqliteSandboxLedger } from './adapters/payments/sqlite-sandbox-ledger.js';
+import { secretFingerprint } from './adapters/crypto/secret-fingerprint.js';
 import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
 import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
+import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
+import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
+import { isConnectionFailure } from './adapters/postgres/connection-failure.js';
+import { probeRedis, redisAddress, redisReadiness } from './adapters/redis/probe.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
+import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
-import type { Config } from './config.js';
+import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
+import { createWebhookSink } from './app/webhook-sink.js';
+import type { WebhookSettings } from './app/webhooks.js';
+import { SecretDisagreement, settleSecrets } from './app/shared-secrets.js';
+import { ConfigError, DependencyUnreachableError, secretVariables, type Config, type SecretName, type Secrets } from './config.js';
+import { limits, selfAddressOf, type SelfAddress } from './domain/index.js';
 import { openConfiguredStore } from './compose-store.js';
-import { limits } from './domain/index.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { Clock } from './ports/runtime.js';
-import type { Store } from './ports/engine/index.js';
+import type { OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -34,7 +45,12 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
-  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the base URL. */
+  /**
+   * Webhooks out: the outbox relay's sink (register it with the relay), and the sender of
+   * deliveries (its runJob is the deliver-webhook job's handler).
+   */
+  readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the address it listens at. */
   listen(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -68,19 +84,34 @@ export function describeStore(database: Config['database']): string {
 }
 
 /** The composition root: the only place that picks adapters and wires them into the application. */
-export async function composeNode(config: Config, options: ComposeOptions = {}): Promise<Node> {
+export async function composeNode(loaded: Config, options: ComposeOptions = {}): Promise<Node> {
   const clock = options.clock ?? systemClock;
-  // Before anything in the directory is opened: a second server on it stops here, at once.
-  const dataDirLock = lockDataDir(config.dataDir);
-  // The lock stays whatever the store: the data directory also holds the sandbox ledger and secrets.
+  // Before anything in the directory is opened: a second server on it stops here, at once. Only
+  // on SQLite, where the directory holds the store, the secrets and the sandbox ledger; over
+  // PostgreSQL all three live in the database and many processes share it by design.
+  const dataDirLock = loaded.database.kind === 'sqlite' ? lockDataDir(loaded.dataDir) : { release() {} };
   let store: Store;
+  let config: Config;
   try {
-    store = await openConfiguredStore(config);
+    store = await openConfiguredStore(loaded).catch((error: unknown) => {
+      if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
+      throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
+    });
   } catch (error) {
     dataDirLock.release();
     throw error;
   }
+  try {
+    if (loaded.redis !== null) await checkRedis(loaded.redis.url, loaded.database);
+    config = loaded.database.kind === 'sqlite' ? loaded : Object.freeze({ ...loaded, secrets: Object.freeze(await sharedSecrets(store, loaded)) });
+  } catch (error) {
+    await store.close();
+    dataDirLock.release();
+    throw error;
+  }
   let baseUrl = config.publicUrl;
+  /** The address the listener actually took (port 0 picks one), whatever the public URL says. */
+  let listenUrl = '';
   const reportError = (job: string, error: unknown): void => app.log.error({ err: error, job }, 'background job failed');
   const reportAnomaly = (kind: string, details: Readonly<Record<string, unknown>>): void =>
     app.log.warn({ ...details, anomaly: kind }, 'payment anomaly: callback acknowledged but not applied as sent');
@@ -88,7 +119,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
   const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
-      ledgerFile: join(config.dataDir, 'sandbox-provider.db'),
+      ledger: isPgStore(store) ? pgSandboxLedger(store.lanes.checkout) : openSqliteSandboxLedger(join(config.dataDir, 'sandbox-provider.db')),
       callbackUrl: () => `${baseUrl}/api/v1/payments/callback`,
       secret: config.secrets.payment,
       duplicateRate: config.sandboxDuplicateRate,
@@ -98,7 +129,9 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
   const releaseStorage = async (): Promise<void> => {
+    redisReady?.close();
     sandbox?.stop();
     try {
       await store.close();
@@ -127,10 +160,44 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       currency: config.currency,
     },
   };
+  // Webhooks out: deliveries are sent by background work only (the due pass here, or the
+  // deliver-webhook job), never on a request's path. No job queue is wired yet: the due pass,
+  // woken by the sink, sends at once.
+  const webhookSender = createUndiciSender();
+  const webhookDelivery = new WebhookDelivery({
+    store,
+    clock,
+    // randomInt's range is below 2^48: 47 bits of jitter are plenty.
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
+    sender: webhookSender,
+    jobs: null,
+    policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
+    onError: (what, error) => telemetry.jobFailed(what, error),
+    onAttempt: (outcome, durationMs) => telemetry.webhookAttempt(outcome, durationMs / 1000),
+  });
+  const webhookSink = createWebhookSink({
+    store,
+    clock,
+    newDeliveryId: () => `dlv_${randomBytes(12).toString('hex')}`,
+    jobs: null,
+    wake: () => webhookDelivery.wake(),
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const webhookSettings: WebhookSettings = {
+    // The configured listen address, the actual one once listening, and the public URL: a webhook
+    // to any of them would deliver to this server itself.
+    selfAddresses: () => [
+      ...(config.port === 0 ? [] : [{ host: config.host, port: config.port }]),
+      ...[listenUrl, baseUrl, config.publicUrl].map(selfAddressOf).filter((a): a is SelfAddress => a !== null),
+    ],
+    newWebhookId: () => `whk_${randomBytes(12).toString('hex')}`,
+    newSecret: () => `whsec_${randomBytes(32).toString('hex')}`,
+  };
   const app = await buildHttpApp({
     ctx,
     tokens: createTokenService(config.secrets.jwt, config.tokenTtlSeconds),
     paymentSecret: config.secrets.payment,
+    webhooks: webhookSettings,
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
@@ -138,6 +205,7 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
+    readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
@@ -148,8 +216,15 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     await releaseStorage();
     throw error;
   });
+  let webhookTimer: NodeJS.Timeout | null = null;
   const release = async (): Promise<void> => {
     scheduler.stop();
+    if (webhookTimer !== null) clearInterval(webhookTimer);
+    webhookDelivery.stop();
+    // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
+    // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
+    await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await webhookSender.close();
     await app.close();
     await releaseStorage();
   };
@@ -171,9 +246,11 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
     sandbox,
     ctx,
     config,
+    webhooks: { sink: webhookSink, delivery: webhookDelivery },
     async listen() {
-      const address = await app.listen({ host: config.host, port: config.port });
-      if (baseUrl === '') baseUrl = address.replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
+      listenUrl = address;
+      if (baseUrl === '') baseUrl = address;
       listening = true;
       sandbox?.start();
       jobs = startBackgroundJobs(ctx, {
@@ -182,7 +259,13 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
         reconcileMs: config.reconcileMs,
         reconcileAfterMs: config.reconcileAfterMs,
       }, (job, error) => telemetry.jobFailed(job, error));
-      return baseUrl;
+      // Due deliveries (retries, and any whose job was lost); each pass leases, so processes share.
+      webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
+      webhookTimer.unref();
+      webhookDelivery.wake();
+      // This process's own address: behind a load balancer (TICKETRUSH_PUBLIC_URL) it differs
+      // from the public one, and the operator (and a test) must reach each process.
+      return address;
     },
     async stop() {
       jobs?.stop();
@@ -191,6 +274,35 @@ export async function composeNode(config: Config, options: ComposeOptions = {}):
       await release();
     },
   };
+}
+
+/** A configured Redis must answer at start (see probe.ts); the message names its address. */
+async function checkRedis(url: string, database: Config['database']): Promise<void> {
+  const timeoutMs = database.kind === 'postgres' ? Math.max(database.connectTimeoutMs, 1_000) : 2_000;
+  await probeRedis(url, timeoutMs).catch((error: unknown) => {
+    throw new DependencyUnreachableError(`cannot reach Redis at ${redisAddress(url)} (TICKETRUSH_REDIS_URL): ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  });
+}
+
+function isPgStore(store: Store): store is PgStore {
+  return 'lanes' in store;
+}
+
+/**
+ * Over a shared database every process must use the same secrets: given ones are checked against
+ * the others' fingerprints, generated ones are the first process's. A disagreement stops the
+ * start as a configuration error naming the variable.
+ */
+async function sharedSecrets(store: Store, config: Config): Promise<Secrets> {
+  const names = Object.keys(secretVariables) as SecretName[];
+  try {
+    return await settleSecrets(store, names.map((name) => ({
+      name, variable: secretVariables[name], given: config.secretsGiven.includes(name), value: config.secrets[name],
+    })), secretFingerprint);
+  } catch (error) {
+    if (error instanceof SecretDisagreement) throw new ConfigError(error.message);
+    throw error;
+  }
 }
 
 /** What the start did about TICKETRUSH_ADMIN_USER, said where the operator looks. */

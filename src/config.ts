@@ -49,12 +49,30 @@ export interface Config {
   readonly readModelSeatsMax: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
-  readonly secrets: { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string };
+  /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
+  readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
+  /**
+   * SQLite: final (given, else generated once into the data directory). PostgreSQL: the given ones
+   * and freshly generated candidates for the others, which the start settles with the database
+   * (src/app/shared-secrets.ts), so every process over it uses the same; Node.config has the result.
+   */
+  readonly secrets: Secrets;
+  /** Which secrets the environment gave (the others were generated). */
+  readonly secretsGiven: readonly SecretName[];
   /** Account throttling, or null when TICKETRUSH_RATE_LIMITS=off. */
   readonly rateLimits: RateLimits | null;
   /** Things that do not stop the start but the operator should hear of; logged at start. */
   readonly warnings: readonly string[];
 }
+
+export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string }
+export type SecretName = keyof Secrets;
+/** The variable that gives each secret, for messages. */
+export const secretVariables: Readonly<Record<SecretName, string>> = {
+  jwt: 'TICKETRUSH_JWT_SECRET',
+  payment: 'TICKETRUSH_PAYMENT_SECRET',
+  ticketSigningKeyPem: 'TICKETRUSH_TICKET_SIGNING_KEY',
+};
 
 export type DatabaseConfig =
   | {
@@ -94,6 +112,9 @@ export interface RateLimits {
 type Env = Readonly<Record<string, string | undefined>>;
 
 export class ConfigError extends Error {}
+
+/** A configured dependency (PostgreSQL, Redis) that does not answer at start: the message names it and its address. */
+export class DependencyUnreachableError extends Error {}
 
 function int(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
@@ -146,11 +167,12 @@ export function loadConfig(env: Env = process.env): Config {
   }
   const rateLimits = loadRateLimits(env);
   mkdirSync(dataDir, { recursive: true });
+  const database = loadDatabase(env, dataDir);
   return Object.freeze({
     host,
     port,
     dataDir,
-    database: loadDatabase(env, dataDir),
+    database,
     redis: loadRedis(env),
     demo: flag(env, 'TICKETRUSH_DEMO', true),
     logLevel: oneOf(env, 'TICKETRUSH_LOG_LEVEL', 'info', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']),
@@ -179,7 +201,13 @@ export function loadConfig(env: Env = process.env): Config {
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
-    secrets: Object.freeze(loadSecrets(env, dataDir)),
+    webhooks: Object.freeze({
+      timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+      concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
+      sweepMs: int(env, 'TICKETRUSH_WEBHOOK_SWEEP_MS', 5_000, 50, 600_000),
+    }),
+    secrets: Object.freeze(loadSecrets(env, dataDir, database.kind === 'sqlite')),
+    secretsGiven: Object.freeze((Object.keys(secretVariables) as SecretName[]).filter((name) => Boolean(env[secretVariables[name]]))),
     rateLimits,
     warnings: Object.freeze(warnings),
   });
@@ -251,15 +279,20 @@ function loadRateLimits(env: Env): RateLimits | null {
   });
 }
 
-function loadSecrets(env: Env, dataDir: string): Config['secrets'] {
+/**
+ * Given secrets win. The others are generated: on SQLite once into the data directory (one process
+ * owns it); with a database URL only in memory, as candidates the start settles with the database
+ * (every process must use the same, and data directories are per process).
+ */
+function loadSecrets(env: Env, dataDir: string, keepInDataDir: boolean): Secrets {
   const file = join(dataDir, 'secrets.json');
-  const stored = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Config['secrets']>) : {};
-  const generated: Config['secrets'] = {
+  const stored = keepInDataDir && existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Partial<Secrets>) : {};
+  const generated: Secrets = {
     jwt: stored.jwt ?? randomBytes(32).toString('base64url'),
     payment: stored.payment ?? randomBytes(32).toString('base64url'),
     ticketSigningKeyPem: stored.ticketSigningKeyPem ?? generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
   };
-  if (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined) {
+  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined)) {
     writeFileSync(file, JSON.stringify(generated, null, 2), { mode: 0o600 });
   }
   const secrets = {

@@ -59,7 +59,18 @@ export interface AdminBootstrap {
  */
 export async function ensureAdmin(ctx: AppContext, username: string, password: string): Promise<AdminBootstrap> {
   const existing = await ctx.store.findUserByUsername(username);
-  if (existing === null) return { outcome: 'CREATED', user: await register(ctx, username, password, 'ADMIN') };
+  if (existing !== null) return keepAdmin(ctx, existing, password);
+  try {
+    return { outcome: 'CREATED', user: await register(ctx, username, password, 'ADMIN') };
+  } catch (error) {
+    if (!(error instanceof AppError && error.code === 'USERNAME_TAKEN')) throw error;
+  }
+  // Another process starting at the same moment created it between the read and the insert (the
+  // unique username key let one insert through): decide on the account as stored.
+  return keepAdmin(ctx, found(await ctx.store.findUserByUsername(username), 'USER_NOT_FOUND', 'the configured admin vanished during the start'), password);
+}
+
+async function keepAdmin(ctx: AppContext, existing: User, password: string): Promise<AdminBootstrap> {
   const passwordMatches = await ctx.passwords.verify(password, existing.passwordHash);
   if (existing.role !== 'ADMIN') {
     if (!passwordMatches) return { outcome: 'NAME_TAKEN_BY_OTHER', user: existing };

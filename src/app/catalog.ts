@@ -7,9 +7,9 @@ import { iso } from './views.js';
 
 export type NewShow = Omit<NewShowInput, 'showId'>;
 
-export async function createShow(ctx: AppContext, input: NewShow): Promise<Show> {
+export async function createShow(ctx: AppContext, input: NewShow, showId: string = ctx.ids.newId('show')): Promise<Show> {
   // The currency is stored with the show, so changing TICKETRUSH_CURRENCY later never reprices it.
-  const { show } = unwrap(layoutShow({ ...input, currency: input.currency ?? ctx.policy.currency, showId: ctx.ids.newId('show') }, ctx.clock.now()));
+  const { show } = unwrap(layoutShow({ ...input, currency: input.currency ?? ctx.policy.currency, showId }, ctx.clock.now()));
   await ctx.store.createShow({ show });
   ctx.seatMaps.forgetMissing(show.showId);
   return show;
@@ -113,11 +113,19 @@ export async function getShow(ctx: AppContext, showId: string): Promise<ShowView
   return { ...showView(entry.show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault, ctx.policy.currency), seatCounts: ctx.seatMaps.counts(entry), geometry: { ...geometry, sections: [...sections] } };
 }
 
-/** A show on sale right away, so a newcomer's first start has something to book. */
+/**
+ * A show on sale right away, so a newcomer's first start has something to book. Created once
+ * however many processes start at the same moment: each proposes an id under one settings name
+ * (a unique key, first writer wins) and only the process whose id was kept creates the show.
+ * Should that process die before creating it, no demo show appears (the database is not empty of
+ * intent: an operator creates shows anyway); never two.
+ */
 export async function ensureDemoShow(ctx: AppContext): Promise<Show | null> {
   const now = ctx.clock.now();
   const existing = await ctx.store.listShows({ limit: 1, offset: 0 }, now);
   if (existing.length > 0) return null;
+  const proposed = ctx.ids.newId('show');
+  if ((await ctx.store.settleSetting('demo-show-id', proposed)) !== proposed) return null;
   const day = 86_400_000;
   return createShow(ctx, {
     title: 'TicketRush Demo Night',
@@ -133,5 +141,5 @@ export async function ensureDemoShow(ctx: AppContext): Promise<Show | null> {
         { id: 'B', name: 'Balcony', kind: 'SEATED', rows: 5, seatsPerRow: 16, priceCents: 6800, sellBy: 'SEAT', accessible: [] },
       ],
     },
-  });
+  }, proposed);
 }

@@ -23,6 +23,8 @@ export const appErrorCodes = [
   'UNAUTHORIZED',
   'ORDER_NOT_TICKETED',
   'CODE_POOL_NOT_FOUND',
+  'WEBHOOK_NOT_FOUND',
+  'WEBHOOK_LIMIT_REACHED',
 ] as const;
 
 /**

@@ -29,6 +29,10 @@ export const domainErrorCodes = [
   'PAYMENT_AMOUNT_MISMATCH',
   'TICKET_ALREADY_USED',
   'TICKET_NOT_VALID',
+  'WEBHOOK_URL_INVALID',
+  'WEBHOOK_URL_TOO_LONG',
+  'WEBHOOK_URL_LOOP',
+  'WEBHOOK_EVENT_UNKNOWN',
   'INVARIANT_VIOLATED',
   /** Nothing left to hand out (a code pool with no free code). */
   'SOLD_OUT',

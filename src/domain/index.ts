@@ -17,3 +17,4 @@ export * from './stage-distance.js';
 export * from './venue-geometry.js';
 export * from './show-edit.js';
 export * from './code-pool.js';
+export * from './webhook-rules.js';

@@ -60,6 +60,8 @@ export const limits = Object.freeze({
   /** How long after an admission a scan with the same nonce still counts as the same scan. */
   checkInRetrySecondsMax: 300,
   listPageSizeMax: 100,
+  /** Webhook endpoints at most (every relayed page is matched against all of them). */
+  webhooksMax: 100,
   /** Live holds one GET /me/holds answer lists at most (a buyer rarely has more than a few). */
   myHoldsPageSizeMax: 20,
   /** Accessible seats an organiser may mark per section. */

@@ -25,6 +25,7 @@ import { organizerRoutes } from './routes/organizer.js';
 import { doorRoutes } from './routes/door.js';
 import { codePoolRoutes } from './routes/code-pools.js';
 import { exportRoutes } from './routes/exports.js';
+import { webhookRoutes } from './routes/webhooks.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -137,6 +138,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
   await app.register(codePoolRoutes(deps), { prefix: '/api/v1' });
   await app.register(exportRoutes(deps), { prefix: '/api/v1' });
+  await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

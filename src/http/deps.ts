@@ -1,5 +1,6 @@
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
+import type { WebhookSettings } from '../app/webhooks.js';
 import type { PaymentSimulator } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
 
@@ -8,6 +9,8 @@ export interface HttpDeps {
   readonly ctx: AppContext;
   readonly tokens: TokenService;
   readonly paymentSecret: string;
+  /** Where this server answers (a webhook may not point at it) and the randomness of new webhooks. */
+  readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
   readonly metrics: { readonly contentType: string; render(): Promise<string> };
@@ -26,8 +29,19 @@ export interface HttpDeps {
    * show title, venue or section name prints, Chinese included; null: the PDF standard fonts.
    */
   readonly ticketFont?: { readonly file: string; readonly name: string | null } | null;
+  /**
+   * What /readyz names and checks besides the store, each bounded by its own timeout (the shared
+   * Redis when configured). `store` names the store in /readyz's answer (describeStore).
+   */
+  readonly readiness?: { readonly store: string; readonly others: readonly ReadinessCheck[] };
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
+}
+
+/** A dependency /readyz checks: `name` says which and where, never a password. */
+export interface ReadinessCheck {
+  readonly name: string;
+  check(): Promise<void>;
 }
 
 export const defaultRequestTimeoutMs = 30_000;

@@ -30,7 +30,7 @@ interface OperationDoc {
 /** Keyed by "METHOD /path" as registered. A route missing here still gets an id (from its method and path). */
 const operations: Readonly<Record<string, OperationDoc>> = {
   'GET /healthz': { operationId: 'getHealth', description: 'Answers while the process is up; no dependency is checked.' },
-  'GET /readyz': { operationId: 'getReadiness', description: 'Answers 200 when the store answers, 503 STORAGE_UNAVAILABLE otherwise.' },
+  'GET /readyz': { operationId: 'getReadiness', description: 'Answers 200 when the store (and the shared Redis, when configured) answers, 503 STORAGE_UNAVAILABLE naming each dependency that does not otherwise.' },
   'GET /metrics': { operationId: 'getMetrics', description: 'Prometheus text exposition of the process and booking metrics.' },
   'POST /api/v1/auth/register': { operationId: 'register', description: 'Creates a BUYER account. Usernames are unique.' },
   'POST /api/v1/auth/login': { operationId: 'logIn', description: 'Exchanges a username and password for a bearer token to send as `Authorization: Bearer <token>`.' },

@@ -11,6 +11,8 @@ export interface BookingTelemetry {
   holdsExpired(count: number, delaysSeconds: readonly number[]): void;
   ticketsIssued(count: number): void;
   checkIn(outcome: string): void;
+  /** One webhook delivery attempt: DELIVERED, RETRY, FAILED or GONE, and how long it took. */
+  webhookAttempt(outcome: string, seconds: number): void;
   /** A background step failed; a sweep will retry it, but an operator must be able to see it. */
   jobFailed(task: string, error: unknown): void;
 }
@@ -23,5 +25,6 @@ export const silentTelemetry: BookingTelemetry = {
   holdsExpired: () => undefined,
   ticketsIssued: () => undefined,
   checkIn: () => undefined,
+  webhookAttempt: () => undefined,
   jobFailed: () => undefined,
 };

@@ -28,6 +28,7 @@ let ticketedOrderId: string;
 let qr: string;
 let soldOutShowId: string;
 let poolId: string;
+let webhookId: string;
 
 describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -66,6 +67,7 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { section: 'GA', quantity: 1 })).status).toBe(201);
     poolId = (await admin.request('POST', '/api/v1/admin/code-pools', { title: 'Busy codes', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString() })).body.poolId;
     await admin.request('POST', `/api/v1/admin/code-pools/${poolId}/codes`, { codes: ['B1', 'B2'] });
+    webhookId = (await admin.request('POST', '/api/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.paid'] })).body.webhookId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -117,6 +119,10 @@ describe.skipIf(testStore !== 'postgres')('PostgreSQL with every connection take
     { method: 'GET', path: '/api/v1/admin/code-pools/{poolId}/winners.csv', url: () => `/api/v1/admin/code-pools/${poolId}/winners.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/orders.csv', url: () => `/api/v1/admin/shows/${showId}/orders.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/tickets.csv', url: () => `/api/v1/admin/shows/${showId}/tickets.csv`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', body: () => ({ url: 'http://127.0.0.1:9/other', events: ['order.paid'] }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/webhooks/{webhookId}/deliveries', url: () => `/api/v1/admin/webhooks/${webhookId}/deliveries`, expect: 'busy', as: 'admin' },
+    { method: 'DELETE', path: '/api/v1/admin/webhooks/{webhookId}', url: () => `/api/v1/admin/webhooks/${webhookId}`, expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

@@ -5,7 +5,8 @@ import { openConfiguredStore } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { createTokenService } from '../../src/http/auth.js';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { startTestNode, testDatabaseUrl, type TestNode } from '../support/backend.js';
+import { queryInSchema } from '../support/postgres.js';
 
 /**
  * What a server meets after its data moved under it: a correctly signed token of an account the
@@ -41,12 +42,18 @@ describe('a sandbox payment this server does not know', () => {
     const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-5-5'] });
     const order = await buyer.request('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': 'elsewhere-1' });
     expect(order.status).toBe(201);
-    // The sandbox's ledger loses the payment (a reset ledger; another process's sandbox keeps its own).
-    const ledger = new Database(join(t.dataDir, 'sandbox-provider.db'));
-    try {
-      expect(ledger.prepare('DELETE FROM sandbox_payments WHERE payment_id = ?').run(order.body.paymentId).changes).toBe(1);
-    } finally {
-      ledger.close();
+    // The sandbox's ledger loses the payment (a reset ledger): a file of the data directory on
+    // SQLite, a table of the shared database on PostgreSQL.
+    if (t.database.store === 'postgres') {
+      const deleted = await queryInSchema(testDatabaseUrl, t.database.env.TICKETRUSH_DATABASE_SCHEMA ?? '', 'DELETE FROM sandbox_payments WHERE payment_id = $1', [order.body.paymentId]);
+      expect(deleted.rowCount).toBe(1);
+    } else {
+      const ledger = new Database(join(t.dataDir, 'sandbox-provider.db'));
+      try {
+        expect(ledger.prepare('DELETE FROM sandbox_payments WHERE payment_id = ?').run(order.body.paymentId).changes).toBe(1);
+      } finally {
+        ledger.close();
+      }
     }
     const pay = await buyer.request('POST', `/api/v1/orders/${order.body.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' });
     expect({ status: pay.status, code: pay.body.code }).toEqual({ status: 404, code: 'PAYMENT_NOT_FOUND' });

@@ -41,3 +41,11 @@ export async function postgresReachable(url: string): Promise<{ ok: true } | { o
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }
 }
+
+/** One statement in `schema` of the database at `url` (test set-up and fault injection only). */
+export async function queryInSchema<R extends pg.QueryResultRow>(url: string, schema: string, sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
+  return withClient(url, async (c) => {
+    await c.query(`SET search_path TO ${identifier(schema)}`);
+    return c.query<R>(sql, params);
+  });
+}

@@ -1,17 +1,15 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import Database from 'better-sqlite3';
 import { signWebhook } from '../../lib/webhook-signature.js';
-import {
-  PaymentProviderError,
-  type PaymentProvider,
-  type PaymentSimulator,
-  type ProviderPaymentStatus,
-} from '../../ports/payment-provider.js';
+import { PaymentProviderError, type PaymentProvider, type PaymentSimulator } from '../../ports/payment-provider.js';
+import type { SandboxLedger } from './sandbox-ledger.js';
 
 export interface SandboxOptions {
-  /** Where the sandbox keeps its own ledger: it is "another company", it outlives our restarts. */
-  readonly ledgerFile: string;
+  /**
+   * Where the sandbox keeps its own ledger: it is "another company", it outlives our restarts; in
+   * the shared database when several processes serve one sale. The provider closes it on stop().
+   */
+  readonly ledger: SandboxLedger;
   /** Read at delivery time: the server's port may only be known once it listens. */
   readonly callbackUrl: () => string;
   readonly secret: string;
@@ -23,7 +21,8 @@ export interface SandboxOptions {
   readonly onDeliveryError?: (paymentId: string, error: unknown) => void;
 }
 
-interface LedgerRow { payment_id: string; order_id: string; amount_cents: number; status: ProviderPaymentStatus; delivered: number; refunded: number }
+/** Undelivered verdicts re-sent by one start, at most (the rest by reconciliation or the next start). */
+const resendAtStartMax = 10_000;
 
 /**
  * A payment provider that behaves like a real one: payments live in its own ledger, outcomes are
@@ -51,16 +50,7 @@ export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
 }
 
 export function createSandboxProvider(options: SandboxOptions): SandboxProvider {
-  const db = new Database(options.ledgerFile);
-  db.pragma('journal_mode = WAL');
-  db.exec(`CREATE TABLE IF NOT EXISTS sandbox_payments (
-    payment_id TEXT PRIMARY KEY, order_id TEXT NOT NULL, amount_cents INTEGER NOT NULL,
-    status TEXT NOT NULL, delivered INTEGER NOT NULL DEFAULT 0, refunded INTEGER NOT NULL DEFAULT 0)`);
-  // Ledgers from before idempotency keys get the column; old rows have none (NULLs never collide).
-  const columns = db.prepare('PRAGMA table_info(sandbox_payments)').all() as { name: string }[];
-  if (!columns.some((c) => c.name === 'idempotency_key')) db.exec('ALTER TABLE sandbox_payments ADD COLUMN idempotency_key TEXT');
-  db.exec('CREATE UNIQUE INDEX IF NOT EXISTS sandbox_payments_idempotency ON sandbox_payments (idempotency_key)');
-  const get = db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?');
+  const ledger = options.ledger;
   const timers = new Set<NodeJS.Timeout>();
   /** Deliveries waiting for their delay, by timer, so drain() can send them at once. */
   const waiting = new Map<NodeJS.Timeout, () => void>();
@@ -87,18 +77,19 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
   };
 
   const deliver = (paymentId: string, attempt: number): void => {
-    const row = get.get(paymentId) as LedgerRow | undefined;
-    if (row === undefined || stopped || callbacksLost) return;
-    const body = JSON.stringify({ paymentId, orderId: row.order_id, status: row.status, amountCents: row.amount_cents });
-    const sent = fetch(options.callbackUrl(), {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-ticketrush-signature': signWebhook(options.secret, body, Math.floor(Date.now() / 1000)) },
-      body,
-      signal: AbortSignal.timeout(10_000),
-    })
-      .then((response) => {
+    if (stopped || callbacksLost) return;
+    const sent = ledger.get(paymentId)
+      .then(async (row) => {
+        if (row === null || stopped) return;
+        const body = JSON.stringify({ paymentId, orderId: row.orderId, status: row.status, amountCents: row.amountCents });
+        const response = await fetch(options.callbackUrl(), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-ticketrush-signature': signWebhook(options.secret, body, Math.floor(Date.now() / 1000)) },
+          body,
+          signal: AbortSignal.timeout(10_000),
+        });
         if (!response.ok) throw new PaymentProviderError(`callback answered ${response.status}`);
-        db.prepare('UPDATE sandbox_payments SET delivered = 1 WHERE payment_id = ?').run(paymentId);
+        if (!stopped) await ledger.markDelivered(paymentId);
       })
       .catch((error: unknown) => {
         options.onDeliveryError?.(paymentId, error);
@@ -119,28 +110,23 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
     async createPayment({ orderId, amountCents, idempotencyKey }) {
       await reachable();
       // Idempotent by key, as real providers are: the same key answers the payment it opened first.
-      const paymentId = `pay_${randomBytes(16).toString('base64url')}`;
-      db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status, idempotency_key) VALUES (?, ?, ?, 'PENDING', ?)
-        ON CONFLICT (idempotency_key) DO NOTHING`).run(paymentId, orderId, amountCents, idempotencyKey);
-      const opened = db.prepare('SELECT payment_id FROM sandbox_payments WHERE idempotency_key = ?').get(idempotencyKey) as { payment_id: string };
-      return { paymentId: opened.payment_id };
+      return { paymentId: await ledger.open({ paymentId: `pay_${randomBytes(16).toString('base64url')}`, orderId, amountCents, idempotencyKey }) };
     },
     async getPaymentStatus(paymentId) {
       await reachable();
-      return (get.get(paymentId) as LedgerRow | undefined)?.status ?? 'UNKNOWN';
+      return (await ledger.get(paymentId))?.status ?? 'UNKNOWN';
     },
     async refund({ paymentId }) {
       await reachable();
       // Idempotent by payment, as real providers' refund keys are: asking twice returns money once.
-      db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED' AND refunded = 0`).run(paymentId);
-      return { refunded: (get.get(paymentId) as LedgerRow | undefined)?.refunded === 1 };
+      return { refunded: await ledger.refund(paymentId) };
     },
     async simulate(paymentId, outcome) {
-      const changes = db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`).run(outcome, paymentId).changes;
-      const row = get.get(paymentId) as LedgerRow | undefined;
-      if (row === undefined) return 'UNKNOWN';
+      const changed = await ledger.decide(paymentId, outcome);
+      const row = await ledger.get(paymentId);
+      if (row === null) return 'UNKNOWN';
       // Paying again re-sends the verdict the provider already has, exactly like a retried webhook.
-      if (changes === 1 || row.status === outcome) scheduleDelivery(paymentId);
+      if (changed || row.status === outcome) scheduleDelivery(paymentId);
       return 'ACCEPTED';
     },
     async drain(boundMs) {
@@ -155,8 +141,11 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
       await Promise.race([Promise.allSettled([...inFlight]), bound]);
     },
     start() {
-      const undelivered = db.prepare(`SELECT payment_id FROM sandbox_payments WHERE delivered = 0 AND status IN ('SUCCEEDED','FAILED')`).all() as { payment_id: string }[];
-      for (const { payment_id } of undelivered) scheduleDelivery(payment_id);
+      // With a shared ledger every process re-sends the verdicts nobody acknowledged: a duplicate
+      // callback is harmless (real providers send them too), a lost one is not.
+      ledger.undelivered(resendAtStartMax).then((ids) => {
+        for (const paymentId of ids) scheduleDelivery(paymentId);
+      }, (error: unknown) => options.onDeliveryError?.('(start)', error));
     },
     setAvailable(value) {
       available = value;
@@ -171,7 +160,7 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
       stopped = true;
       for (const timer of timers) clearTimeout(timer);
       timers.clear();
-      db.close();
+      void ledger.close();
     },
   };
 }

@@ -10,9 +10,11 @@ import { pgOrders } from './orders.js';
 import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
+import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgTickets } from './tickets.js';
 import { pgIdempotency, pgUsers } from './users.js';
+import { pgWebhooks } from './webhooks.js';
 
 export interface PgStoreOptions extends PgPoolOptions {
   /** Extra attempts after a serialization failure or deadlock. */
@@ -24,6 +26,8 @@ export interface PgStoreOptions extends PgPoolOptions {
 /** The PostgreSQL store, with its two pools in view (the busy-route tests hold their connections). */
 export interface PgStore extends Store {
   readonly pools: Readonly<Record<keyof PgLanes, pg.Pool>>;
+  /** For the adapters that keep their own tables in the shared database (the sandbox ledger). */
+  readonly lanes: PgLanes;
 }
 
 /**
@@ -54,7 +58,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
     ...pgCodePools(lanes.rush),
     ...pgExports(lanes.checkout),
+    ...pgWebhooks(lanes.checkout),
+    ...pgSettings(lanes.checkout),
     pools,
+    lanes,
     async ping() {
       await lanes.checkout.query('SELECT 1');
     },

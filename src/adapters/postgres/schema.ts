@@ -257,6 +257,79 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Signed webhooks out (issue 22 item 4); the same tables as SQLite v12. Version 5 belongs to
+    // another branch of the same issue (versions apply in order, gaps allowed).
+    version: 6,
+    name: 'webhooks: endpoints, deliveries, attempts',
+    sql: `
+    CREATE TABLE webhooks (
+      webhook_id text PRIMARY KEY,
+      url text NOT NULL,
+      events text[] NOT NULL,
+      secret text NOT NULL,
+      status text NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+      created_at bigint NOT NULL,
+      disabled_reason text
+    );
+    CREATE TABLE webhook_deliveries (
+      delivery_id text PRIMARY KEY,
+      webhook_id text NOT NULL REFERENCES webhooks(webhook_id) ON DELETE CASCADE,
+      event_id text NOT NULL,
+      type text NOT NULL,
+      body text NOT NULL,
+      attempts integer NOT NULL CHECK (attempts >= 0),
+      status text NOT NULL CHECK (status IN ('PENDING','DELIVERED','FAILED','DISABLED')),
+      next_attempt_at bigint,
+      last_status_code integer,
+      last_duration_ms integer,
+      last_error text,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    -- A redelivered outbox event never makes a second delivery to the same endpoint.
+    CREATE UNIQUE INDEX webhook_deliveries_one_per_event ON webhook_deliveries (webhook_id, event_id);
+    CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, delivery_id) WHERE status = 'PENDING';
+    CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, delivery_id);
+    CREATE TABLE webhook_attempts (
+      delivery_id text NOT NULL REFERENCES webhook_deliveries(delivery_id) ON DELETE CASCADE,
+      attempt integer NOT NULL CHECK (attempt >= 1),
+      at bigint NOT NULL,
+      status_code integer,
+      duration_ms integer NOT NULL,
+      error text,
+      outcome text NOT NULL CHECK (outcome IN ('DELIVERED','RETRY','FAILED','GONE')),
+      next_attempt_at bigint,
+      PRIMARY KEY (delivery_id, attempt)
+    );
+    `,
+  },
+  {
+    // Many processes over one database (issue 22): values they must agree on (generated secrets
+    // and every secret's fingerprint, the demo show's id), first writer wins; and the sandbox
+    // payment provider's ledger, so a payment opened through one process is simulated, called
+    // back and reconciled through any other.
+    version: 8,
+    name: 'settings shared by every process; the sandbox ledger',
+    sql: `
+    CREATE TABLE settings (
+      name text PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 100),
+      value text NOT NULL CHECK (length(value) <= 16384),
+      created_at bigint NOT NULL
+    );
+    CREATE TABLE sandbox_payments (
+      payment_id text PRIMARY KEY,
+      order_id text NOT NULL,
+      amount_cents bigint NOT NULL CHECK (amount_cents >= 0),
+      status text NOT NULL CHECK (status IN ('PENDING','SUCCEEDED','FAILED')),
+      delivered boolean NOT NULL DEFAULT false,
+      refunded boolean NOT NULL DEFAULT false,
+      idempotency_key text UNIQUE,
+      decided_at bigint
+    );
+    CREATE INDEX sandbox_payments_undelivered ON sandbox_payments (decided_at) WHERE NOT delivered AND status <> 'PENDING';
+    `,
+  },
+  {
     // Code pools (issue 23, seed 004) and the keyset orders of the CSV exports.
     version: 9,
     name: 'code pools; export orders',

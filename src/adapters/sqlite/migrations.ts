@@ -203,15 +203,68 @@ export const migrations: readonly Migration[] = [
     WHERE h.show_id = sections.show_id AND l.section_id = sections.section_id AND l.seat_id IS NULL AND l.claim = 1 AND h.status = 'CONFIRMED'
   ), 0) WHERE sell_by = 'QUANTITY';
   `,
-  // v11-v14: taken by other branches of issue 23 and the scale-out (each replaces its placeholder
-  // when merged); empty here so that code pools land at the version they were given, v15.
+  // v11: reserved for the outbox branch (issue 22); replaced by its migration when merged.
   '',
-  '',
-  '',
-  '',
-  // v15: code pools (issue 23, seed 004) and the keyset orders of the CSV exports.
+  // v12: signed webhooks out (issue 22 item 4): endpoints, one delivery per (endpoint, event),
+  // and every attempt of each, so an admin sees when and how each one was tried.
   `
-  CREATE TABLE code_pools (
+  CREATE TABLE webhooks (
+    webhook_id TEXT PRIMARY KEY,
+    url TEXT NOT NULL,
+    events TEXT NOT NULL,
+    secret TEXT NOT NULL,
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+    created_at INTEGER NOT NULL,
+    disabled_reason TEXT
+  );
+  CREATE TABLE webhook_deliveries (
+    delivery_id TEXT PRIMARY KEY,
+    webhook_id TEXT NOT NULL REFERENCES webhooks(webhook_id) ON DELETE CASCADE,
+    event_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    body TEXT NOT NULL,
+    attempts INTEGER NOT NULL CHECK (attempts >= 0),
+    status TEXT NOT NULL CHECK (status IN ('PENDING','DELIVERED','FAILED','DISABLED')),
+    next_attempt_at INTEGER,
+    last_status_code INTEGER,
+    last_duration_ms INTEGER,
+    last_error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  -- A redelivered outbox event never makes a second delivery to the same endpoint.
+  CREATE UNIQUE INDEX webhook_deliveries_one_per_event ON webhook_deliveries (webhook_id, event_id);
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at, delivery_id) WHERE status = 'PENDING';
+  CREATE INDEX webhook_deliveries_by_webhook ON webhook_deliveries (webhook_id, created_at, delivery_id);
+  CREATE TABLE webhook_attempts (
+    delivery_id TEXT NOT NULL REFERENCES webhook_deliveries(delivery_id) ON DELETE CASCADE,
+    attempt INTEGER NOT NULL CHECK (attempt >= 1),
+    at INTEGER NOT NULL,
+    status_code INTEGER,
+    duration_ms INTEGER NOT NULL,
+    error TEXT,
+    outcome TEXT NOT NULL CHECK (outcome IN ('DELIVERED','RETRY','FAILED','GONE')),
+    next_attempt_at INTEGER,
+    PRIMARY KEY (delivery_id, attempt)
+  ) WITHOUT ROWID;
+  `,
+  // v14 (issue 22; v11-v13 belong to branches merged beside it): values every process must agree
+  // on, first writer wins (SettingsStore.settleSetting). IF NOT EXISTS, so its place in the array
+  // does not matter when the parallel branches' migrations are merged before it.
+  `
+  CREATE TABLE IF NOT EXISTS settings (
+    name TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 100),
+    value TEXT NOT NULL CHECK (length(value) <= 16384),
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
+  // v14: a placeholder while the settings migration above sits at v13 (its branch's v13 is not
+  // merged yet); drop it when v13 arrives, so that code pools stay at v15.
+  '',
+  // v15: code pools (issue 23, seed 004) and the keyset orders of the CSV exports. IF NOT EXISTS
+  // throughout, so its place in the array does not matter once the branches before it are merged.
+  `
+  CREATE TABLE IF NOT EXISTS code_pools (
     pool_id TEXT PRIMARY KEY,
     title TEXT NOT NULL,
     description TEXT NOT NULL DEFAULT '',
@@ -223,7 +276,7 @@ export const migrations: readonly Migration[] = [
   );
   -- One row per code; user_id NULL until a grab hands it out. The code's id keeps import order,
   -- the order codes are handed out in.
-  CREATE TABLE pool_codes (
+  CREATE TABLE IF NOT EXISTS pool_codes (
     code_id INTEGER PRIMARY KEY,
     pool_id TEXT NOT NULL REFERENCES code_pools(pool_id),
     code TEXT NOT NULL CHECK (length(code) BETWEEN 1 AND 128),
@@ -232,16 +285,16 @@ export const migrations: readonly Migration[] = [
     CHECK ((user_id IS NULL) = (grabbed_at IS NULL))
   );
   -- A code is in a pool once: a re-import inserts nothing.
-  CREATE UNIQUE INDEX pool_codes_unique_code ON pool_codes (pool_id, code);
+  CREATE UNIQUE INDEX IF NOT EXISTS pool_codes_unique_code ON pool_codes (pool_id, code);
   -- One participation per buyer and pool (NULLs, the codes not handed out, are distinct).
-  CREATE UNIQUE INDEX pool_codes_one_per_user ON pool_codes (pool_id, user_id);
+  CREATE UNIQUE INDEX IF NOT EXISTS pool_codes_one_per_user ON pool_codes (pool_id, user_id);
   -- The next code to hand out, and the count of those left: only unassigned codes are indexed.
-  CREATE INDEX pool_codes_free ON pool_codes (pool_id, code_id) WHERE user_id IS NULL;
-  CREATE INDEX pool_codes_winners ON pool_codes (pool_id, grabbed_at, code) WHERE user_id IS NOT NULL;
-  CREATE INDEX pool_codes_by_user ON pool_codes (user_id, grabbed_at) WHERE user_id IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS pool_codes_free ON pool_codes (pool_id, code_id) WHERE user_id IS NULL;
+  CREATE INDEX IF NOT EXISTS pool_codes_winners ON pool_codes (pool_id, grabbed_at, code) WHERE user_id IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS pool_codes_by_user ON pool_codes (user_id, grabbed_at) WHERE user_id IS NOT NULL;
   -- The exports page through a show's orders and tickets by (time, id).
-  CREATE INDEX orders_export ON orders (show_id, created_at, order_id);
-  CREATE INDEX tickets_export ON tickets (show_id, issued_at, ticket_id);
+  CREATE INDEX IF NOT EXISTS orders_export ON orders (show_id, created_at, order_id);
+  CREATE INDEX IF NOT EXISTS tickets_export ON tickets (show_id, issued_at, ticket_id);
   `,
 ];
 

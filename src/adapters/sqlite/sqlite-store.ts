@@ -13,10 +13,12 @@ import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
+import { sqliteWebhooks } from './webhooks.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -86,6 +88,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteAudit(db, shared),
     ...sqliteCodePools(db, gc),
     ...sqliteExports(db),
+    ...sqliteWebhooks(db, gc),
+    ...sqliteSettings(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -44,6 +44,13 @@ export function createPrometheusTelemetry(
   const tickets = new Counter({ name: 'ticketrush_tickets_issued_total', help: 'Tickets issued', registers: [registry] });
   const jobFailures = new Counter({ name: 'ticketrush_job_failures_total', help: 'Background steps that failed, by task (a sweep retries them)', labelNames: ['task'], registers: [registry] });
   const checkIns = new Counter({ name: 'ticketrush_checkins_total', help: 'Check-in scans by outcome', labelNames: ['outcome'], registers: [registry] });
+  const webhookAttempts = new Counter({ name: 'ticketrush_webhook_attempts_total', help: 'Webhook delivery attempts by outcome (DELIVERED, RETRY, FAILED, GONE)', labelNames: ['outcome'], registers: [registry] });
+  const webhookDuration = new Histogram({
+    name: 'ticketrush_webhook_attempt_duration_seconds',
+    help: 'Time of one webhook delivery attempt, answer or timeout',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
   return {
     registry,
     telemetry: {
@@ -63,6 +70,10 @@ export function createPrometheusTelemetry(
       },
       ticketsIssued: (count) => tickets.inc(count),
       checkIn: (outcome) => checkIns.inc({ outcome }),
+      webhookAttempt(outcome, seconds) {
+        webhookAttempts.inc({ outcome });
+        webhookDuration.observe(seconds);
+      },
       jobFailed(task, error) {
         jobFailures.inc({ task });
         onJobFailure(task, error);

@@ -10,13 +10,17 @@ export const operationsRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => a
   }, async () => ({ status: 'ok' as const }));
 
   app.get('/readyz', {
-    schema: { tags: ['operations'], summary: 'Storage is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
+    schema: { tags: ['operations'], summary: 'Storage (and Redis, when configured) is reachable', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...errorResponses(503) } },
   }, async () => {
-    try {
-      await deps.ctx.store.ping();
-    } catch (error) {
-      throw new HttpError('STORAGE_UNAVAILABLE', `storage is not reachable: ${error instanceof Error ? error.message : String(error)}`);
-    }
+    // Every dependency at once; the answer names each one that is down (several processes behind
+    // a load balancer: the operator sees which service this process cannot reach).
+    const checks = [{ name: deps.readiness?.store ?? 'storage', check: () => deps.ctx.store.ping() }, ...(deps.readiness?.others ?? [])];
+    const results = await Promise.allSettled(checks.map((c) => c.check()));
+    const down = checks.flatMap((c, i) => {
+      const result = results[i];
+      return result?.status === 'rejected' ? [`${c.name} is not reachable: ${result.reason instanceof Error ? result.reason.message : String(result.reason)}`] : [];
+    });
+    if (down.length > 0) throw new HttpError('STORAGE_UNAVAILABLE', down.join('; '));
     return { status: 'ready' as const };
   });
 

@@ -66,8 +66,8 @@ export const paymentRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     const outcome = request.body?.outcome ?? 'SUCCEEDED';
     const paymentId = await payableOrderPayment(ctx, me.userId, request.params.orderId);
     if ((await deps.sandbox.simulate(paymentId, outcome)) === 'UNKNOWN') {
-      // Another process's sandbox opened it (each keeps its own ledger), or the ledger was reset.
-      throw new AppError('PAYMENT_NOT_FOUND', 'the sandbox provider of this server has no such payment; pay through the server that took the order');
+      // The ledger was reset, or (SQLite only: each data directory keeps its own) another server's sandbox opened it.
+      throw new AppError('PAYMENT_NOT_FOUND', 'the sandbox provider has no such payment (its ledger was reset, or another server with its own data directory took the order)');
     }
     return reply.status(202).send({ paymentId, outcome });
   });

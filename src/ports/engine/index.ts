@@ -5,9 +5,11 @@ import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
 import type { OrderStore } from './orders.js';
 import type { PaymentStore } from './payments.js';
+import type { SettingsStore } from './settings.js';
 import type { ShowStore } from './shows.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
+import type { WebhookStore } from './webhooks.js';
 
 export * from './audit.js';
 export * from './code-pools.js';
@@ -18,9 +20,11 @@ export * from './inventory.js';
 export * from './orders.js';
 export * from './outbox.js';
 export * from './payments.js';
+export * from './settings.js';
 export * from './shows.js';
 export * from './tickets.js';
 export * from './users.js';
+export * from './webhooks.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
@@ -31,7 +35,7 @@ export * from './users.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, CodePoolStore, ExportStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, CodePoolStore, ExportStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
