@@ -21,10 +21,11 @@ export const toolRuntime: { readonly clock: Clock; readonly ids: IdSource } = { 
  * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
  * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
  */
-export async function openConfiguredStore(config: Pick<Config, 'database'>): Promise<Store> {
+export async function openConfiguredStore(config: Pick<Config, 'database'>, tool: { readonly sqliteCacheKiB?: number } = {}): Promise<Store> {
   const database = config.database;
   if (database.kind === 'sqlite') {
-    return database.ownThread ? openSqliteStoreThread({ filename: database.filename }) : openSqliteStore({ filename: database.filename });
+    const options = { filename: database.filename, ...(tool.sqliteCacheKiB === undefined ? {} : { cacheKiB: tool.sqliteCacheKiB }) };
+    return database.ownThread ? openSqliteStoreThread(options) : openSqliteStore(options);
   }
   return openPgStore({
     url: database.url,

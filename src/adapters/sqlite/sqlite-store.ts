@@ -27,6 +27,8 @@ export interface SqliteStoreOptions {
   readonly batchMax?: number;
   /** Most operations waiting for their batch; more are refused at once as busy (StoreBusyError). */
   readonly pendingMax?: number;
+  /** SQLite's page cache, KiB (default 64 MiB for a server); a one-off tool (an export) needs little. */
+  readonly cacheKiB?: number;
   /** How often the checkpoint thread copies the WAL into the database file. */
   readonly checkpointIntervalMs?: number;
 }
@@ -55,7 +57,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma('busy_timeout = 5000');
   // A rush touches seats all over a large show plus the growing hold tables: keep them in memory
   // (64 MiB, against a 2 MiB default) rather than re-read pages through the WAL index and the OS.
-  db.pragma('cache_size = -65536');
+  db.pragma(`cache_size = -${Math.max(1024, Math.floor(options.cacheKiB ?? 65_536))}`);
   db.pragma('temp_store = MEMORY');
   // Checkpoints run on a thread of their own (checkpointer.ts), never inside a commit on this one.
   // Should that thread fail, SQLite's own checkpoint comes back, every ~40 MiB of WAL rather than
