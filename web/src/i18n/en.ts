@@ -290,7 +290,6 @@ export const en = {
   errorORDER_ALREADY_PAID: 'This order is already paid.',
   errorORDER_NOT_CANCELLABLE: 'This order can no longer be cancelled.',
   errorORDER_NOT_TICKETED: 'The tickets of this order are not issued yet. Try again in a moment.',
-  errorSOLD_OUT: 'Sold out: not enough of this item is left.',
   errorACTIVITY_OFFLINE: 'This sale has been taken offline by its organizer.',
   errorINVALID_FLASH_SALE: 'Please check the sale: prices, stock, the per-buyer limit and the sale window.',
   errorACTIVITY_NOT_FOUND: 'There is no such sale or show.',

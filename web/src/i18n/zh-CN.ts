@@ -283,7 +283,6 @@ export const zhCN: Record<MessageKey, string> = {
   errorORDER_ALREADY_PAID: '该订单已支付。',
   errorORDER_NOT_CANCELLABLE: '该订单已无法取消。',
   errorORDER_NOT_TICKETED: '该订单的电子票尚未出票，请稍后再试。',
-  errorSOLD_OUT: '已售罄：该商品库存不足。',
   errorACTIVITY_OFFLINE: '该活动已被主办方下线。',
   errorINVALID_FLASH_SALE: '请检查活动的价格、库存、每人限购和活动时间。',
   errorACTIVITY_NOT_FOUND: '没有这个活动或演出。',
