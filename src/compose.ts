@@ -279,7 +279,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
