@@ -35,6 +35,7 @@ const bookingSuites = [
     'organizer-shows',
     'tickets-pdf',
     'multi-process-read-model',
+    'code-pools',
     'webhooks',
     'flash-sales',
   ].map((name) => `test/http/${name}.test.ts`),

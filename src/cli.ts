@@ -129,8 +129,32 @@ drill
     process.exitCode = await runSellout(options);
   });
 
+const importCommand = program.command('import').description('Load data into the configured store (beside a running server or not)');
+importCommand
+  .command('codes')
+  .description('Import the codes of a CSV file (one code a line, or a `code` column) into a code pool; idempotent, committed in batches of 1,000')
+  .requiredOption('--pool <poolId>', 'the code pool')
+  .argument('<file>', 'the CSV file')
+  .action(async (file: string, options: { pool: string }) => {
+    const { importCodesFromFile } = await import('./data-commands.js');
+    await importCodesFromFile(options.pool, file);
+  });
+
+const exportCommand = program.command('export').description('Write sale results as CSV (UTF-8 with BOM, RFC 4180), the same files the admin routes serve');
+for (const [kind, what, option] of [['orders', "a show's orders", 'show'], ['tickets', "a show's tickets", 'show'], ['winners', "a code pool's winners", 'pool']] as const) {
+  exportCommand
+    .command(kind)
+    .description(`Export ${what}`)
+    .requiredOption(`--${option} <id>`, option === 'show' ? 'the show' : 'the code pool')
+    .option('--out <file>', 'where to write (default: the export\'s own file name, here)')
+    .action(async (options: { show?: string; pool?: string; out?: string }) => {
+      const { exportToFile } = await import('./data-commands.js');
+      await exportToFile(kind, (options.show ?? options.pool) as string, options.out);
+    });
+}
+
 program.parseAsync(process.argv).catch(async (error: unknown) => {
-  const { ConfigError, DependencyUnreachableError } = await import('./config.js');
+  const [{ ConfigError, DependencyUnreachableError }, { AppError }] = await Promise.all([import('./config.js'), import('./app/errors.js')]);
   if (error instanceof ConfigError) {
     process.stderr.write(`ticketrush: configuration error: ${error.message}\n`);
     process.exit(2);
@@ -138,6 +162,11 @@ program.parseAsync(process.argv).catch(async (error: unknown) => {
   if (error instanceof DependencyUnreachableError) {
     // One line the operator acts on (which service, which address, which variable), no stack.
     process.stderr.write(`ticketrush: ${error.message}\n`);
+    process.exit(1);
+  }
+  // A refusal of a data command (no such pool or show): its code and words, not a stack trace.
+  if (error instanceof AppError) {
+    process.stderr.write(`ticketrush: ${error.code}: ${error.message}\n`);
     process.exit(1);
   }
   process.stderr.write(`ticketrush: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -16,8 +16,6 @@ import { systemClock } from './adapters/runtime/system-clock.js';
 import { createInProcessQueue } from './adapters/runtime/in-process-queue.js';
 import { createBullmqQueue } from './adapters/redis/bullmq-queue.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
-import { openSqliteStore } from './adapters/sqlite/sqlite-store.js';
-import { openSqliteStoreThread } from './adapters/sqlite/store-thread.js';
 import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
 import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
 import { isConnectionFailure } from './adapters/postgres/connection-failure.js';
@@ -45,6 +43,7 @@ import type { WebhookSettings } from './app/webhooks.js';
 import { SecretDisagreement, settleSecrets } from './app/shared-secrets.js';
 import { ConfigError, DependencyUnreachableError, secretVariables, type Config, type SecretName, type Secrets } from './config.js';
 import { limits, selfAddressOf, type SelfAddress } from './domain/index.js';
+import { openConfiguredStore } from './compose-store.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
@@ -94,32 +93,6 @@ export interface ComposeOptions {
   readonly warmStore?: boolean;
   /** More durable consumers of the outbox for the relay, beside the webhooks' sink (e.g. the Redis gate). */
   readonly outboxSinks?: readonly OutboxSink[];
-}
-
-/**
- * Opens the booking store the configuration selects: PostgreSQL when TICKETRUSH_DATABASE_URL is
- * set (its schema migrated, under an advisory lock), else SQLite in the data directory. Takes no
- * data-dir lock: composeNode does that; tools and the test auditor open a store beside a server.
- */
-export async function openConfiguredStore(config: Pick<Config, 'database'>, options: { readonly warm?: boolean; readonly origin?: string } = {}): Promise<Store> {
-  const database = config.database;
-  if (database.kind === 'sqlite') {
-    const sqlite = { filename: database.filename, ...(options.origin === undefined ? {} : { origin: options.origin }) };
-    return database.ownThread ? openSqliteStoreThread(sqlite) : openSqliteStore(sqlite);
-  }
-  return openPgStore({
-    url: database.url,
-    schema: database.schema,
-    poolMax: database.poolMax,
-    checkoutPoolMax: database.checkoutPoolMax,
-    connectTimeoutMs: database.connectTimeoutMs,
-    idleTimeoutMs: database.idleTimeoutMs,
-    lockTimeoutMs: database.lockTimeoutMs,
-    statementTimeoutMs: database.statementTimeoutMs,
-    retriesMax: database.retriesMax,
-    ...(options.warm === true ? { warm: true } : {}),
-    ...(options.origin === undefined ? {} : { origin: options.origin }),
-  });
 }
 
 /**
@@ -292,6 +265,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     sandbox,
     metrics: { contentType: registry.contentType, render: () => registry.metrics() },
     bodyLimitBytes: config.bodyLimitBytes,
+    importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
@@ -344,7 +318,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -439,3 +413,5 @@ function logAdminBootstrap(app: FastifyInstance, result: AdminBootstrap): void {
 function builtWebRoot(): string {
   return fileURLToPath(new URL('../dist/web', import.meta.url));
 }
+
+export { openConfiguredStore };

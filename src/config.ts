@@ -33,6 +33,8 @@ export interface Config {
   /** Font of printed tickets (TICKETRUSH_TICKET_FONT); null: the PDF standard fonts (Latin-1 only). */
   readonly ticketFont: { readonly file: string; readonly name: string | null } | null;
   readonly bodyLimitBytes: number;
+  /** A CSV code import's own size limit (TICKETRUSH_IMPORT_BYTES_MAX). */
+  readonly importBytesMax: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
   readonly paymentProvider: 'sandbox' | 'none';
@@ -190,6 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
     currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
     ticketFont: ticketFont(env),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
+    importBytesMax: int(env, 'TICKETRUSH_IMPORT_BYTES_MAX', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
     paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none'] as const),

@@ -25,6 +25,7 @@ export const appErrorCodes = [
   /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
   'UNAUTHORIZED',
   'ORDER_NOT_TICKETED',
+  'CODE_POOL_NOT_FOUND',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',
   /** No show or campaign with that id (issue 23). */

@@ -34,7 +34,10 @@ export const domainErrorCodes = [
   'WEBHOOK_URL_LOOP',
   'WEBHOOK_EVENT_UNKNOWN',
   'INVARIANT_VIOLATED',
+  /** Nothing left to hand out (a code pool with no free code). */
   'SOLD_OUT',
+  /** A campaign's title, details or sale window break the rules (code-pool.ts). */
+  'INVALID_CAMPAIGN',
   'ACTIVITY_OFFLINE',
   'INVALID_FLASH_SALE',
 ] as const;

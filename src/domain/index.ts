@@ -16,6 +16,7 @@ export * from './seat-layout.js';
 export * from './stage-distance.js';
 export * from './venue-geometry.js';
 export * from './show-edit.js';
+export * from './code-pool.js';
 export * from './webhook-rules.js';
 export * from './flash-sale.js';
 export * from './activity.js';

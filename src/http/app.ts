@@ -24,6 +24,8 @@ import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
 import { organizerRoutes } from './routes/organizer.js';
 import { doorRoutes } from './routes/door.js';
+import { codePoolRoutes } from './routes/code-pools.js';
+import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { serveWeb } from './web.js';
 
@@ -135,6 +137,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
+  await app.register(codePoolRoutes(deps), { prefix: '/api/v1' });
+  await app.register(exportRoutes(deps), { prefix: '/api/v1' });
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);

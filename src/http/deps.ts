@@ -16,6 +16,8 @@ export interface HttpDeps {
   readonly sandbox: PaymentSimulator | null;
   readonly metrics: { readonly contentType: string; render(): Promise<string> };
   readonly bodyLimitBytes: number;
+  /** Size limit of a CSV code import (TICKETRUSH_IMPORT_BYTES_MAX), apart from the JSON body limit; default 50 MB. */
+  readonly importBytesMax?: number;
   /** Bound on receiving one whole request, headers and body (TICKETRUSH_REQUEST_TIMEOUT_MS). */
   readonly requestTimeoutMs?: number;
   readonly logger: FastifyServerOptions['logger'];

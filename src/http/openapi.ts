@@ -18,6 +18,8 @@ const tags = [
   { name: 'payments', description: 'Provider callbacks and the sandbox card holder' },
   { name: 'tickets', description: 'E-tickets, their verification key, and door check-in' },
   { name: 'operations', description: 'Health, readiness and metrics' },
+  { name: 'code pools', description: 'Campaigns that hand out pre-loaded codes, one per buyer (券码)' },
+  { name: 'exports', description: 'Sale results as CSV for analysis (ADMIN only)' },
 ] as const;
 
 interface OperationDoc {
@@ -65,6 +67,14 @@ const operations: Readonly<Record<string, OperationDoc>> = {
   'GET /api/v1/tickets/public-key': { operationId: 'getTicketPublicKey', description: 'The Ed25519 public key and QR format, so scanners verify ticket codes offline.' },
   'GET /api/v1/me/tickets': { operationId: 'listMyTickets', description: 'The caller\'s tickets, newest first, paged with `limit` and `offset`.' },
   'GET /api/v1/tickets/:ticketId': { operationId: 'getTicket', description: 'One of the caller\'s tickets with its signed QR payload; anyone else\'s is 404.' },
+  'POST /api/v1/admin/code-pools': { operationId: 'createCodePool', description: 'Creates a code pool with its sale window; codes come in by the import route or `npx ticketrush import codes`.' },
+  'POST /api/v1/admin/code-pools/:poolId/codes': { operationId: 'importCodes', description: 'Imports codes (CSV or JSON), idempotently, in committed batches.' },
+  'POST /api/v1/code-pools/:poolId/grab': { operationId: 'grabCode', description: 'Pops one code for the caller atomically; a second grab answers 200 with the same code.' },
+  'GET /api/v1/code-pools/:poolId': { operationId: 'getCodePool', description: 'A code pool with the codes left and, for a signed-in caller, whether they took part.' },
+  'GET /api/v1/me/codes': { operationId: 'listMyCodes', description: 'The caller\'s codes with their pools\' titles, newest first.' },
+  'GET /api/v1/admin/code-pools/:poolId/winners.csv': { operationId: 'exportCodePoolWinners', description: 'Who got which code, as CSV, streamed.' },
+  'GET /api/v1/admin/shows/:showId/orders.csv': { operationId: 'exportShowOrders', description: "A show's orders as CSV, streamed." },
+  'GET /api/v1/admin/shows/:showId/tickets.csv': { operationId: 'exportShowTickets', description: "A show's tickets as CSV, streamed." },
   'POST /api/v1/checkin': { operationId: 'checkIn', description: 'Admits a ticket exactly once (STAFF or ADMIN). A retried scan with the same nonce is recognised as the same admission.' },
 };
 

@@ -27,6 +27,7 @@ let ticketId: string;
 let ticketedOrderId: string;
 let qr: string;
 let soldOutShowId: string;
+let poolId: string;
 let webhookId: string;
 let flashSaleId: string;
 
@@ -65,6 +66,8 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     soldOutShowId = await createShow(admin, { sections: [{ id: 'S', name: 'Stalls', rows: 1, seatsPerRow: 1, priceCents: 100 }, { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 1, priceCents: 100 }] });
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { seatIds: ['S-1-1'] })).status).toBe(201);
     expect((await buyer.request('POST', `/api/v1/shows/${soldOutShowId}/holds`, { section: 'GA', quantity: 1 })).status).toBe(201);
+    poolId = (await admin.request('POST', '/api/v1/admin/code-pools', { title: 'Busy codes', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString() })).body.poolId;
+    await admin.request('POST', `/api/v1/admin/code-pools/${poolId}/codes`, { codes: ['B1', 'B2'] });
     webhookId = (await admin.request('POST', '/api/v1/admin/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['order.paid'] })).body.webhookId;
     // A flash sale on sale (issue 23).
     flashSaleId = (await admin.request('POST', '/api/v1/admin/flash-sales', {
@@ -114,6 +117,14 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/admin/users', url: () => '/api/v1/admin/users?q=busy', expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/attendees', url: () => `/api/v1/admin/shows/${showId}/attendees?q=busy`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/shows/{showId}/checkin-stats', url: () => `/api/v1/shows/${showId}/checkin-stats`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/code-pools', url: () => '/api/v1/admin/code-pools', body: () => ({ title: 'T', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString() }), expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/code-pools/{poolId}/codes', url: () => `/api/v1/admin/code-pools/${poolId}/codes`, body: () => 'C1\nC2\n', headers: () => ({ 'content-type': 'text/csv' }), expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/code-pools/{poolId}/grab', url: () => `/api/v1/code-pools/${poolId}/grab`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/code-pools/{poolId}', url: () => `/api/v1/code-pools/${poolId}`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/codes', url: () => '/api/v1/me/codes', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/admin/code-pools/{poolId}/winners.csv', url: () => `/api/v1/admin/code-pools/${poolId}/winners.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/shows/{showId}/orders.csv', url: () => `/api/v1/admin/shows/${showId}/orders.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/shows/{showId}/tickets.csv', url: () => `/api/v1/admin/shows/${showId}/tickets.csv`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', body: () => ({ url: 'http://127.0.0.1:9/other', events: ['order.paid'] }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/webhooks/{webhookId}/deliveries', url: () => `/api/v1/admin/webhooks/${webhookId}/deliveries`, expect: 'busy', as: 'admin' },

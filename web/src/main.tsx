@@ -23,6 +23,10 @@ const flashSalePage = () => import('./pages/FlashSalePage').then((m) => m.FlashS
 const campaigns = () => import('./pages/Campaigns').then((m) => m.Campaigns);
 const createFlashSale = () => import('./pages/Campaigns').then((m) => m.CreateFlashSale);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
+const codePool = () => import('./pages/CodePoolPage').then((m) => m.CodePoolPage);
+const myCodes = () => import('./pages/MyCodes').then((m) => m.MyCodes);
+const createCodePool = () => import('./pages/CreateCodePool').then((m) => m.CreateCodePool);
+const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.ManageCodePool);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 
 function Page() {
@@ -34,6 +38,8 @@ function Page() {
   if (p === '/activities') return <Lazy load={activities} props={{}} />;
   if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
+  if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
+  if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
   // Organizer and door pages need an account: signed out, say so and offer to sign in and come back.
@@ -43,6 +49,8 @@ function Page() {
   if (p === '/admin/campaigns') return <Lazy load={campaigns} props={{}} />;
   if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
+  if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
+  if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
   if ((params = match('/admin/shows/:showId/attendees', p))) return <Lazy load={attendees} props={{ showId: params.showId ?? '' }} />;
   if (p === '/door') return <Lazy load={door} props={{}} />;
@@ -72,6 +80,7 @@ function Header() {
         <a href="/">{t('navShows')}</a>
         <a href="/activities">{t('navActivities')}</a>
         {who !== null && <a href="/tickets">{t('navTickets')}</a>}
+        {who !== null && <a href="/codes">{t('navCodes')}</a>}
         {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
         {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}
       </nav>

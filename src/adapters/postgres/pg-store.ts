@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
+import { pgCodePools } from './code-pools.js';
+import { pgExports } from './exports.js';
 import { createPgLanes, type PgLanes } from './db.js';
 import { pgFlashSales } from './flash-sales.js';
 import { pgInventory } from './inventory.js';
@@ -74,6 +76,9 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgTickets(lanes.checkout, origin),
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
+    // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
+    ...pgCodePools(lanes.rush),
+    ...pgExports(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
     ...pgSettings(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),

@@ -407,4 +407,41 @@ export const pgMigrations: readonly PgMigration[] = [
     );
     `,
   },
+  {
+    // Code pools (issue 23, seed 004) and the keyset orders of the CSV exports.
+    version: 9,
+    name: 'code pools; export orders',
+    sql: `
+    CREATE TABLE code_pools (
+      pool_id text PRIMARY KEY,
+      title text NOT NULL,
+      description text NOT NULL DEFAULT '',
+      image_url text,
+      sale_starts_at bigint NOT NULL,
+      sale_ends_at bigint NOT NULL CHECK (sale_ends_at > sale_starts_at),
+      created_at bigint NOT NULL,
+      imported bigint NOT NULL DEFAULT 0 CHECK (imported >= 0)
+    );
+    -- One row per code; user_id NULL until a grab hands it out. code_id keeps import order.
+    CREATE TABLE pool_codes (
+      code_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      pool_id text NOT NULL REFERENCES code_pools(pool_id),
+      code text NOT NULL CHECK (char_length(code) BETWEEN 1 AND 128),
+      user_id text REFERENCES users(user_id),
+      grabbed_at bigint,
+      CHECK ((user_id IS NULL) = (grabbed_at IS NULL))
+    );
+    -- A code is in a pool once: a re-import inserts nothing.
+    CREATE UNIQUE INDEX pool_codes_unique_code ON pool_codes (pool_id, code);
+    -- One participation per buyer and pool (NULLs, the codes not handed out, are distinct).
+    CREATE UNIQUE INDEX pool_codes_one_per_user ON pool_codes (pool_id, user_id);
+    -- The next code to hand out, and the count of those left: only unassigned codes are indexed.
+    CREATE INDEX pool_codes_free ON pool_codes (pool_id, code_id) WHERE user_id IS NULL;
+    CREATE INDEX pool_codes_winners ON pool_codes (pool_id, grabbed_at, code COLLATE "C") WHERE user_id IS NOT NULL;
+    CREATE INDEX pool_codes_by_user ON pool_codes (user_id, grabbed_at) WHERE user_id IS NOT NULL;
+    -- The exports page through a show's orders and tickets by (time, id).
+    CREATE INDEX orders_export ON orders (show_id, created_at, order_id COLLATE "C");
+    CREATE INDEX tickets_export ON tickets (show_id, issued_at, ticket_id COLLATE "C");
+    `,
+  },
 ];

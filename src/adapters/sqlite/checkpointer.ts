@@ -60,6 +60,9 @@ export function startCheckpointer(filename: string, intervalMs: number, onFailur
       if (closing) return;
       closing = true;
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      // Held while closing: an unref'd thread would let a process with nothing else to do (a CLI
+      // command) exit before the close settles, skipping whatever follows it.
+      worker.ref();
       worker.postMessage('close');
       await exited;
     },

@@ -297,6 +297,41 @@ export const migrations: readonly Migration[] = [
     created_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
+  // v15: code pools (issue 23, seed 004) and the keyset orders of the CSV exports. IF NOT EXISTS
+  // throughout, so its place in the array does not matter once the branches before it are merged.
+  `
+  CREATE TABLE IF NOT EXISTS code_pools (
+    pool_id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    description TEXT NOT NULL DEFAULT '',
+    image_url TEXT,
+    sale_starts_at INTEGER NOT NULL,
+    sale_ends_at INTEGER NOT NULL CHECK (sale_ends_at > sale_starts_at),
+    created_at INTEGER NOT NULL,
+    imported INTEGER NOT NULL DEFAULT 0 CHECK (imported >= 0)
+  );
+  -- One row per code; user_id NULL until a grab hands it out. The code's id keeps import order,
+  -- the order codes are handed out in.
+  CREATE TABLE IF NOT EXISTS pool_codes (
+    code_id INTEGER PRIMARY KEY,
+    pool_id TEXT NOT NULL REFERENCES code_pools(pool_id),
+    code TEXT NOT NULL CHECK (length(code) BETWEEN 1 AND 128),
+    user_id TEXT REFERENCES users(user_id),
+    grabbed_at INTEGER,
+    CHECK ((user_id IS NULL) = (grabbed_at IS NULL))
+  );
+  -- A code is in a pool once: a re-import inserts nothing.
+  CREATE UNIQUE INDEX IF NOT EXISTS pool_codes_unique_code ON pool_codes (pool_id, code);
+  -- One participation per buyer and pool (NULLs, the codes not handed out, are distinct).
+  CREATE UNIQUE INDEX IF NOT EXISTS pool_codes_one_per_user ON pool_codes (pool_id, user_id);
+  -- The next code to hand out, and the count of those left: only unassigned codes are indexed.
+  CREATE INDEX IF NOT EXISTS pool_codes_free ON pool_codes (pool_id, code_id) WHERE user_id IS NULL;
+  CREATE INDEX IF NOT EXISTS pool_codes_winners ON pool_codes (pool_id, grabbed_at, code) WHERE user_id IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS pool_codes_by_user ON pool_codes (user_id, grabbed_at) WHERE user_id IS NOT NULL;
+  -- The exports page through a show's orders and tickets by (time, id).
+  CREATE INDEX IF NOT EXISTS orders_export ON orders (show_id, created_at, order_id);
+  CREATE INDEX IF NOT EXISTS tickets_export ON tickets (show_id, issued_at, ticket_id);
+  `,
   // v13 in the scale-out numbering, appended after the migrations already on main (a
   // database made on main is at that one's version; IF NOT EXISTS keeps either order safe): singleton
   // periodic sweeps. A lease per sweep (who runs it, until when), taken by compare-and-set, and the sweep's

@@ -6,6 +6,8 @@ import type { Store } from '../../ports/engine/index.js';
 import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
+import { sqliteCodePools } from './code-pools.js';
+import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
 import { sqliteIdempotency } from './idempotency.js';
@@ -29,6 +31,8 @@ export interface SqliteStoreOptions {
   readonly batchMax?: number;
   /** Most operations waiting for their batch; more are refused at once as busy (StoreBusyError). */
   readonly pendingMax?: number;
+  /** SQLite's page cache, KiB (default 64 MiB for a server); a one-off tool (an export) needs little. */
+  readonly cacheKiB?: number;
   /** How often the checkpoint thread copies the WAL into the database file. */
   readonly checkpointIntervalMs?: number;
   /** This process's name on the outbox rows it writes (a random one when absent). */
@@ -59,7 +63,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   db.pragma('busy_timeout = 5000');
   // A rush touches seats all over a large show plus the growing hold tables: keep them in memory
   // (64 MiB, against a 2 MiB default) rather than re-read pages through the WAL index and the OS.
-  db.pragma('cache_size = -65536');
+  db.pragma(`cache_size = -${Math.max(1024, Math.floor(options.cacheKiB ?? 65_536))}`);
   db.pragma('temp_store = MEMORY');
   // Checkpoints run on a thread of their own (checkpointer.ts), never inside a commit on this one.
   // Should that thread fail, SQLite's own checkpoint comes back, every ~40 MiB of WAL rather than
@@ -92,6 +96,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared),
+    ...sqliteCodePools(db, gc),
+    ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
     ...sqliteSettings(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),

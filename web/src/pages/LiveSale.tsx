@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type Show } from '../api';
+import { CsvDownload } from '../CsvDownload';
 import { money } from '../format';
 import { t } from '../i18n';
 import { role } from '../session';
@@ -80,6 +81,10 @@ export function LiveSale({ showId }: { showId: string }) {
     <section>
       <h1>{t('liveSale')}{show !== null ? `: ${show.title}` : ''}</h1>
       <p class="row"><a href="/admin">{t('organizerTitle')}</a> <a href={`/admin/shows/${encodeURIComponent(showId)}/attendees`} data-testid="attendees-link">{t('attendeesLink')}</a></p>
+      <p class="row">
+        <CsvDownload path={`/admin/shows/${encodeURIComponent(showId)}/orders.csv`} filename={`show-${showId}-orders.csv`} label={t('downloadOrders')} testId="download-orders" />
+        <CsvDownload path={`/admin/shows/${encodeURIComponent(showId)}/tickets.csv`} filename={`show-${showId}-tickets.csv`} label={t('downloadTickets')} testId="download-tickets" />
+      </p>
       {stats === null ? <p role="status">{t('loading')}</p> : (
         <>
           <dl class="stats" aria-live="polite">

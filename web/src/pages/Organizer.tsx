@@ -14,6 +14,7 @@ export function Organizer() {
         <a class="button primary" href="/admin/new">{t('newShow')}</a>
         <a class="button" href="/admin/users" data-testid="manage-users">{t('manageUsers')}</a>
         <a class="button" href="/admin/campaigns" data-testid="manage-campaigns">{t('manageCampaigns')}</a>
+        <a class="button" href="/admin/code-pools/new" data-testid="new-code-pool">{t('newCodePool')}</a>
       </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}

@@ -1,0 +1,28 @@
+import type { ExportStore } from '../../ports/engine/index.js';
+import { toOrderRow, toTicketRow, type OrderRow, type TicketRow } from '../shared/export-rows.js';
+import type { PgDb } from './db.js';
+
+/**
+ * The exports' keyset pages: each a range of orders_export / tickets_export (migration 9). The
+ * first page passes a NULL position; the row comparison is in byte order like the index.
+ */
+export function pgExports(db: PgDb): ExportStore {
+  return {
+    async ordersPage(showId, after, limit) {
+      const { rows } = await db.query<OrderRow>(
+        `SELECT o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at
+         FROM orders o JOIN users u ON u.user_id = o.user_id WHERE o.show_id = $1
+           AND ($2::bigint IS NULL OR (o.created_at, o.order_id COLLATE "C") > ($2::bigint, $3::text COLLATE "C"))
+         ORDER BY o.created_at, o.order_id COLLATE "C" LIMIT $4`, [showId, after?.at ?? null, after?.id ?? null, limit]);
+      return rows.map(toOrderRow);
+    },
+    async ticketsPage(showId, after, limit) {
+      const { rows } = await db.query<TicketRow>(
+        `SELECT t.ticket_id, t.order_id, u.username, t.code, t.section_id, t.seat_id, t.status, t.issued_at, t.used_at
+         FROM tickets t JOIN users u ON u.user_id = t.user_id WHERE t.show_id = $1
+           AND ($2::bigint IS NULL OR (t.issued_at, t.ticket_id COLLATE "C") > ($2::bigint, $3::text COLLATE "C"))
+         ORDER BY t.issued_at, t.ticket_id COLLATE "C" LIMIT $4`, [showId, after?.at ?? null, after?.id ?? null, limit]);
+      return rows.map(toTicketRow);
+    },
+  };
+}

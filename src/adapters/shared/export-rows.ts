@@ -1,0 +1,19 @@
+import type { OrderStatus, TicketStatus } from '../../domain/index.js';
+import type { OrderExportRow, TicketExportRow } from '../../ports/engine/index.js';
+
+/** Column shapes of the export pages, the same on both stores, and their mapping. */
+export interface OrderRow {
+  order_id: string; username: string; status: OrderStatus; amount_cents: number; payment_id: string | null; created_at: number; updated_at: number;
+}
+export interface TicketRow {
+  ticket_id: string; order_id: string; username: string; code: string; section_id: string; seat_id: string | null;
+  status: TicketStatus; issued_at: number; used_at: number | null;
+}
+
+export const toOrderRow = (r: OrderRow): OrderExportRow => ({
+  orderId: r.order_id, username: r.username, status: r.status, amountCents: r.amount_cents, paymentId: r.payment_id, createdAt: r.created_at, updatedAt: r.updated_at,
+});
+export const toTicketRow = (r: TicketRow): TicketExportRow => ({
+  ticketId: r.ticket_id, orderId: r.order_id, username: r.username, code: r.code, sectionId: r.section_id, seatId: r.seat_id,
+  status: r.status, issuedAt: r.issued_at, usedAt: r.used_at,
+});

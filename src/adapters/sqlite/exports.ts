@@ -1,0 +1,27 @@
+import type { Database as Db } from 'better-sqlite3';
+import type { ExportStore } from '../../ports/engine/index.js';
+import { toOrderRow, toTicketRow, type OrderRow, type TicketRow } from '../shared/export-rows.js';
+
+/** The exports' keyset pages: each a range of orders_export / tickets_export (migration v15). */
+export function sqliteExports(db: Db): ExportStore {
+  const orderColumns = `o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at
+    FROM orders o JOIN users u ON u.user_id = o.user_id WHERE o.show_id = ?`;
+  const ticketColumns = `t.ticket_id, t.order_id, u.username, t.code, t.section_id, t.seat_id, t.status, t.issued_at, t.used_at
+    FROM tickets t JOIN users u ON u.user_id = t.user_id WHERE t.show_id = ?`;
+  const q = {
+    ordersFirst: db.prepare(`SELECT ${orderColumns} ORDER BY o.created_at, o.order_id LIMIT ?`),
+    ordersAfter: db.prepare(`SELECT ${orderColumns} AND (o.created_at, o.order_id) > (?, ?) ORDER BY o.created_at, o.order_id LIMIT ?`),
+    ticketsFirst: db.prepare(`SELECT ${ticketColumns} ORDER BY t.issued_at, t.ticket_id LIMIT ?`),
+    ticketsAfter: db.prepare(`SELECT ${ticketColumns} AND (t.issued_at, t.ticket_id) > (?, ?) ORDER BY t.issued_at, t.ticket_id LIMIT ?`),
+  };
+  return {
+    ordersPage: async (showId, after, limit) => {
+      const rows = (after === null ? q.ordersFirst.all(showId, limit) : q.ordersAfter.all(showId, after.at, after.id, limit)) as OrderRow[];
+      return rows.map(toOrderRow);
+    },
+    ticketsPage: async (showId, after, limit) => {
+      const rows = (after === null ? q.ticketsFirst.all(showId, limit) : q.ticketsAfter.all(showId, after.at, after.id, limit)) as TicketRow[];
+      return rows.map(toTicketRow);
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { useState } from 'preact/hooks';
+import { ApiError } from './api';
+import { errorText } from './errors';
+import { session } from './session';
+
+/**
+ * A CSV export link for organizers. The API takes a bearer token, not a cookie, so a click fetches
+ * the file with the token and saves it from a blob URL; the href is the real address.
+ */
+export function CsvDownload({ path, filename, label, testId }: { path: string; filename: string; label: string; testId: string }) {
+  const [state, setState] = useState<'idle' | 'busy' | string>('idle');
+  const href = `/api/v1${path}`;
+  const download = async (event: MouseEvent) => {
+    event.preventDefault();
+    if (state === 'busy') return;
+    setState('busy');
+    try {
+      const token = session.value?.token;
+      const response = await fetch(href, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
+      if (!response.ok) {
+        const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
+        throw new ApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? response.statusText);
+      }
+      const url = URL.createObjectURL(await response.blob());
+      const save = document.createElement('a');
+      save.href = url;
+      save.download = filename;
+      save.click();
+      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      setState('idle');
+    } catch (e) {
+      setState(errorText(e));
+    }
+  };
+  return (
+    <span>
+      <a class="button" href={href} download={filename} onClick={(e) => void download(e)} aria-busy={state === 'busy'} data-testid={testId}>{label}</a>
+      {state !== 'idle' && state !== 'busy' && <span role="alert"> {state}</span>}
+    </span>
+  );
+}
