@@ -1,14 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/ports/engine/index.js';
 import { createTestDatabase, testStore, type TestDatabase } from '../support/backend.js';
 import { startChildServer, workerHolderOf, type ChildServer } from '../support/child-server.js';
 import { HttpBuyer } from '../support/http-buyer.js';
-import { testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
+import { deleteRedisKeys, testRedisUrl, uniqueRedisPrefix } from '../support/redis.js';
 import { openThroughConfiguration } from '../support/stores.js';
 import { eventually } from '../support/wait.js';
 
@@ -65,14 +63,8 @@ afterEach(async () => {
 // TICKETRUSH_TEST_KEEP=1 keeps the processes' logs and the Redis keys, to look into a failure.
 afterAll(async () => {
   await store?.close();
-  for (const prefix of process.env.TICKETRUSH_TEST_KEEP ? [] : prefixes) {
-    // An ioredis client, not options: BullMQ cannot load ioredis itself under native ESM.
-    const connection = new Redis(testRedisUrl, { maxRetriesPerRequest: null });
-    const queue = new Queue('jobs', { connection, prefix: prefix.replace(/:+$/, '') });
-    await queue.obliterate({ force: true });
-    await queue.close();
-    connection.disconnect();
-  }
+  // Every key under our prefixes: the queue's and the Redis gate's.
+  for (const prefix of process.env.TICKETRUSH_TEST_KEEP ? [] : prefixes) await deleteRedisKeys(testRedisUrl, prefix);
   await database?.drop();
   if (!process.env.TICKETRUSH_TEST_KEEP) for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
 });
