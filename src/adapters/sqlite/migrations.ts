@@ -332,6 +332,12 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX IF NOT EXISTS orders_export ON orders (show_id, created_at, order_id);
   CREATE INDEX IF NOT EXISTS tickets_export ON tickets (show_id, issued_at, ticket_id);
   `,
+  // Issue 22 item 6 (etag; the lead renumbers): a stored version of each section's counted stock,
+  // raised by one by every change of `available`, reported in every stock change (BucketState,
+  // bucket 0), so the read model's show version and ETag derive from the stored state.
+  `
+  ALTER TABLE sections ADD COLUMN stock_version INTEGER NOT NULL DEFAULT 0 CHECK (stock_version >= 0);
+  `,
 ];
 
 /**
