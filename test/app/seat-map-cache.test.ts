@@ -10,7 +10,7 @@ it('asks the store about an unknown show at most once a second, however often it
   let reads = 0;
   const store: Pick<Store, 'loadSeatMap' | 'seatStates'> = { loadSeatMap: (showId) => { reads++; return sqlite.loadSeatMap(showId); }, seatStates: (...args) => sqlite.seatStates(...args) };
   let now = 1_000_000;
-  const cache = new SeatMapCache(store, () => now, 'test');
+  const cache = new SeatMapCache(store, () => now);
   try {
     for (let i = 0; i < 500; i++) expect(await cache.get('shw_made_up')).toBeNull();
     expect(reads).toBe(1);
@@ -27,7 +27,7 @@ it('drops the least recently used show past its seat bound, reloads it on demand
   const sqlite = openSqliteStore({ filename: ':memory:' });
   let loads = 0;
   const store: Pick<Store, 'loadSeatMap' | 'seatStates'> = { loadSeatMap: (showId) => { loads++; return sqlite.loadSeatMap(showId); }, seatStates: (...args) => sqlite.seatStates(...args) };
-  const cache = new SeatMapCache(store, Date.now, 'test', { seatsMax: 250 });
+  const cache = new SeatMapCache(store, Date.now, { seatsMax: 250 });
   try {
     for (const id of ['one', 'two', 'three']) await createShow(sqlite, id, { sections: [{ id: 'A', name: 'A', kind: 'SEATED', rows: 10, seatsPerRow: 10, priceCents: 1, sellBy: 'SEAT', accessible: [] }] });
     const one = await cache.get('one');
