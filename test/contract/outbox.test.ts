@@ -80,8 +80,9 @@ describe.each(storeFactories)('outbox on $name', (factory) => {
     expect(rows[1]?.changes).toMatchObject({ showId: show.showId, seats: [], stock: [{ sectionId: 'G', delta: -3 }] });
     // The bucket taken from, as stored after the take: the other processes' read models apply it as it is.
     const buckets = rows[1]?.changes?.stock[0]?.buckets ?? [];
-    expect(buckets).toHaveLength(1);
-    expect(buckets[0]?.version).toBe(1);
+    // (PostgreSQL may take 3 from two of its 16 small buckets: each moved once.)
+    expect(buckets.length).toBeGreaterThanOrEqual(1);
+    for (const b of buckets) expect(b.version).toBe(1);
     expect(buckets).toEqual(units.ok ? units.changes.stock[0]?.buckets : null);
     expect(rows[1]?.data).toMatchObject({ quantity: 3, seatIds: [], totalPriceCents: 3000 });
   });
