@@ -428,7 +428,7 @@ export const pgMigrations: readonly PgMigration[] = [
     version: 13,
     name: 'stock bucket versions',
     sql: `
-    ALTER TABLE stock_buckets ADD COLUMN version bigint NOT NULL DEFAULT 0 CHECK (version >= 0);
+    ALTER TABLE stock_buckets ADD COLUMN version bigint NOT NULL DEFAULT 0;
     `,
   },
 ];

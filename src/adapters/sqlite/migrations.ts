@@ -336,7 +336,7 @@ export const migrations: readonly Migration[] = [
   // raised by one by every change of `available`, reported in every stock change (BucketState,
   // bucket 0), so the read model's show version and ETag derive from the stored state.
   `
-  ALTER TABLE sections ADD COLUMN stock_version INTEGER NOT NULL DEFAULT 0 CHECK (stock_version >= 0);
+  ALTER TABLE sections ADD COLUMN stock_version INTEGER NOT NULL DEFAULT 0;
   `,
 ];
 
