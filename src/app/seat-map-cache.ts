@@ -90,7 +90,7 @@ export class SeatMapCache {
   /** In least-recently-used order: a read moves its show to the end. */
   private readonly shows = new Map<string, ShowSeats>();
   private readonly loading = new Map<string, Promise<ShowSeats | null>>();
-  private readonly pending = new Map<string, { changes: InventoryChanges; local: boolean }[]>();
+  private readonly pending = new Map<string, { changes: InventoryChanges }[]>();
   /** Show id -> until when it is known not to exist. */
   private readonly missing = new Map<string, number>();
   private readonly evictedVersions = new Map<string, number>();
@@ -171,7 +171,7 @@ export class SeatMapCache {
     const entry = this.shows.get(changes.showId);
     // Not loaded: a load reads everything anyway; loading now: buffered, applied after.
     if (entry === undefined) {
-      this.pending.get(changes.showId)?.push({ changes, local });
+      this.pending.get(changes.showId)?.push({ changes });
       return;
     }
     const outcome = this.applyChanges(entry, changes, local);
@@ -331,9 +331,11 @@ export class SeatMapCache {
         after = (page[page.length - 1] as { seatId: string }).seatId;
         await yieldToLoop();
       }
-      // Changes committed meanwhile: each seat and bucket takes its newest version, whichever came first.
+      // Changes committed meanwhile: each seat and bucket takes its newest version, whichever came
+      // first. Whether the load saw a sale's `sold` is unknown, even this process's own: all apply
+      // as remote ones (a `sold` makes the counters be read again).
       let resync = false;
-      for (const { changes, local } of this.pending.get(showId) ?? []) resync = this.applyChanges(entry, changes, local).resync || resync;
+      for (const { changes } of this.pending.get(showId) ?? []) resync = this.applyChanges(entry, changes, false).resync || resync;
       this.admit(entry);
       if (resync) this.resyncSoon(entry);
       return entry;
