@@ -197,7 +197,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       dataDirLock.release();
     }
   };
-  const seatMaps = new SeatMapCache(store, () => clock.now(), `${clock.now()}-${randomBytes(8).toString('hex')}`, { seatsMax: config.readModelSeatsMax });
+  const seatMaps = new SeatMapCache(store, () => clock.now(), { seatsMax: config.readModelSeatsMax });
   const ctx: AppContext = {
     // Every inventory change this process makes reaches its read model here, as the call returns.
     store: feedingReadModel(store, seatMaps),

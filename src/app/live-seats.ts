@@ -16,8 +16,8 @@ export function loadedSectionCounts(ctx: Pick<AppContext, 'seatMaps'>, showId: s
   return entry === null ? null : ctx.seatMaps.availability(entry).sections.map(({ id, available }) => ({ id, available }));
 }
 
-/** Where a new stream of a show starts: its current version and this process's epoch (SHOW_NOT_FOUND when no such show). */
+/** Where a new stream of a show starts: its current version and the show's epoch (SHOW_NOT_FOUND when no such show). */
 export async function liveStart(ctx: Pick<AppContext, 'seatMaps'>, showId: string): Promise<{ showId: string; version: number; epoch: string }> {
   const entry = found(await ctx.seatMaps.get(showId), 'SHOW_NOT_FOUND', 'no such show');
-  return { showId: entry.show.showId, version: entry.version, epoch: ctx.seatMaps.epoch };
+  return { showId: entry.show.showId, version: entry.version, epoch: entry.epoch };
 }

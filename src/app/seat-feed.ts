@@ -37,8 +37,11 @@ class ShowLog {
   }
 
   record(seatIndex: number, statusCode: number, version: number): void {
-    // Versions arrive in order (the cache bumps them one by one); a gap would break the ring.
-    if (version !== this.version + 1) this.floor = version;
+    // Versions only go up (they are sums of stored versions), but by more than one when an item
+    // moved by several at once (a seat whose intermediate changes this process never saw): the
+    // versions skipped changed nothing else, so their slots say "no seat".
+    if (version <= this.version) return;
+    for (let v = Math.max(this.version + 1, version - this.capacity + 1); v < version; v++) this.seatAt[v % this.capacity] = noSeat;
     const slot = version % this.capacity;
     this.seatAt[slot] = seatIndex;
     this.statusAt[slot] = statusCode;

@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SeatLayout, limits, type SeatStatus, type SectionKind, type Show } from '../domain/index.js';
-import type { InventoryChanges, SeatChange, Store } from '../ports/engine/index.js';
+import type { BucketState, InventoryChanges, SeatChange, SectionAvailability, Store } from '../ports/engine/index.js';
 import { AvailabilityRenderer, type Availability, type AvailabilityBody } from './availability-body.js';
 
 export type { Availability } from './availability-body.js';
 import { SeatFeed } from './seat-feed.js';
 import { SeatMapRenderer, type RenderedMap } from './seat-map-render.js';
+import { ShowVersion, versionKeys } from './show-version.js';
 
 const statusCodes: readonly SeatStatus[] = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'];
 const statusIndex = new Map(statusCodes.map((s, i) => [s, i]));
@@ -16,10 +17,10 @@ const statusIndex = new Map(statusCodes.map((s, i) => [s, i]));
  */
 const missingShowTtlMs = 1_000;
 const missingShowsMax = 10_000;
-/** Evicted shows whose last version is remembered, so a reload goes on from it (ETags never repeat). */
-const evictedVersionsMax = 10_000;
 /** Seats the read model keeps in memory when the configuration does not say (about 100 MB at most). */
 export const readModelSeatsMaxDefault = 1_000_000;
+/** Stock buckets per counted section the read model keeps (PostgreSQL makes 16; SQLite 1). */
+const bucketsPerSectionMax = 4096;
 
 export interface SectionState {
   readonly id: string;
@@ -28,8 +29,13 @@ export interface SectionState {
   readonly counted: boolean;
   readonly capacity: number;
   readonly priceCents: number;
-  /** Counted sections: the stock left. Sections sold by seat: seats AVAILABLE. */
+  /** Its place in the seat map (a key of its buckets in the show's version). */
+  readonly position: number;
+  /** Counted sections: the stock left (the sum of its buckets'). Sections sold by seat: seats AVAILABLE. */
   available: number;
+  /** Counted sections: each stock bucket as last stored (by bucket number); empty otherwise. */
+  readonly bucketAvailable: number[];
+  readonly bucketVersions: number[];
   /**
    * Sold: seats SOLD of a section sold by seat; units sold of a counted one (the store's counter,
    * then the `sold` of each stock change), whose seats, if any, are only picked at ticketing.
@@ -54,7 +60,12 @@ export interface ShowSeats {
   readonly sections: ReadonlyMap<string, SectionState>;
   readonly map: SeatMapRenderer;
   readonly availabilityBody: AvailabilityRenderer;
-  version: number;
+  /** The version and digest of the stored state this entry holds (show-version.ts). */
+  readonly state: ShowVersion;
+  /** The sum of the stored versions of the show's seats, stock buckets and details: the same on every process. */
+  readonly version: number;
+  /** Tells a show apart from an earlier one with the same id (a recreated demo show starts its versions again). */
+  readonly epoch: string;
   /** When it was last read (the cache's own counter): the least recently used goes first. */
   lastUsed: number;
 }
@@ -79,7 +90,7 @@ export class SeatMapCache {
   /** In least-recently-used order: a read moves its show to the end. */
   private readonly shows = new Map<string, ShowSeats>();
   private readonly loading = new Map<string, Promise<ShowSeats | null>>();
-  private readonly pending = new Map<string, InventoryChanges[]>();
+  private readonly pending = new Map<string, { changes: InventoryChanges }[]>();
   /** Show id -> until when it is known not to exist. */
   private readonly missing = new Map<string, number>();
   private readonly evictedVersions = new Map<string, number>();
@@ -87,23 +98,16 @@ export class SeatMapCache {
   /** Stock re-reads in flight, per show (applyRemote). */
   private readonly resyncs = new Map<string, { again: boolean }>();
   private changedStock = false;
-  /** The highest version any show reached in this process: a reload whose memo is gone starts above it. */
-  private highWater = 0;
-  private everEvicted = false;
   private seatsLoaded = 0;
   private readonly seatsMax: number;
-  /** Distinguishes ETags across restarts, when versions start again from zero. */
-  readonly epoch: string;
   /** Every change applied here, in order, for the live streams and `?since=` reads. */
   readonly feed: SeatFeed;
 
   constructor(
     private readonly store: Pick<Store, 'loadSeatMap' | 'seatStates'> & Partial<Pick<Store, 'availability'>>,
     private readonly now: () => number,
-    epochSeed: string,
     options: SeatMapCacheOptions = {},
   ) {
-    this.epoch = createHash('sha256').update(epochSeed).digest('hex').slice(0, 8);
     this.feed = new SeatFeed(now);
     this.seatsMax = options.seatsMax ?? readModelSeatsMaxDefault;
   }
@@ -145,33 +149,34 @@ export class SeatMapCache {
     return { shows: this.shows.size, seats: this.seatsLoaded };
   }
 
-  /** What a committed store operation changed. */
+  /** What a committed store operation of this process changed. */
   apply(changes: InventoryChanges | null): void {
-    if (changes === null || (changes.seats.length === 0 && changes.stock.length === 0)) return;
-    const entry = this.shows.get(changes.showId);
-    if (entry !== undefined) {
-      if (this.applyChanges(entry, changes)) this.feed.changed(changes.showId);
-    } else this.pending.get(changes.showId)?.push(changes);
+    this.applyFrom(changes, true);
   }
 
   /**
-   * What another process committed (from the outbox feed). Seat changes carry versions, so they
-   * apply exactly as local ones (a change this process already has is ignored). Counted stock
-   * moves as deltas, and a delta may already be in a snapshot this process loaded after the
-   * change committed: instead of adding it, the show's counters are read again from the store
-   * (one read per show however many remote stock changes arrive meanwhile).
+   * What another process committed (from the outbox feed). Seat changes and stock buckets carry
+   * their stored versions, so they apply exactly as local ones: a change this process already has
+   * (in a snapshot, or applied before) is ignored, whatever order they arrive in. What carries no
+   * bucket states (a sale's `sold`, a row written before buckets were reported) makes the show's
+   * counters be read again (one read per show however many such changes arrive meanwhile): a
+   * delta may already be in a snapshot this process loaded after the change committed.
    */
   applyRemote(changes: InventoryChanges | null): void {
-    if (changes === null) return;
-    if (changes.seats.length > 0) this.apply({ showId: changes.showId, seats: changes.seats, stock: [] });
-    if (changes.stock.length === 0) return;
+    this.applyFrom(changes, false);
+  }
+
+  private applyFrom(changes: InventoryChanges | null, local: boolean): void {
+    if (changes === null || (changes.seats.length === 0 && changes.stock.length === 0)) return;
     const entry = this.shows.get(changes.showId);
-    // Not loaded: a load reads the counters anyway; loading now: it reads them again when done.
+    // Not loaded: a load reads everything anyway; loading now: buffered, applied after.
     if (entry === undefined) {
-      this.pending.get(changes.showId)?.push({ showId: changes.showId, seats: [], stock: changes.stock.map((s) => ({ sectionId: s.sectionId, delta: 0 })) });
+      this.pending.get(changes.showId)?.push({ changes });
       return;
     }
-    this.resyncSoon(entry);
+    const outcome = this.applyChanges(entry, changes, local);
+    if (outcome.changed) this.feed.changed(changes.showId);
+    if (outcome.resync) this.resyncSoon(entry);
   }
 
   /** One stock re-read per show in flight; changes arriving meanwhile ask for one more after it. */
@@ -226,8 +231,12 @@ export class SeatMapCache {
     return entry.availabilityBody.render(entry.version, this.etag(entry, 'a'), entry.bitmap, this.availability(entry));
   }
 
+  /**
+   * `"<epoch>-<version>-<digest><form>"`: a function of the stored state alone (show-version.ts),
+   * so every process with the same state answers the same tag. The web client reads the epoch.
+   */
   etag(entry: ShowSeats, form = ''): string {
-    return `"${this.epoch}-${entry.version}${form}"`;
+    return `"${entry.epoch}-${entry.version}-${entry.state.digest}${form}"`;
   }
 
   /** Every section's capacity and what is left of it, at the read model's version. */
@@ -288,8 +297,8 @@ export class SeatMapCache {
   replaceShow(show: Show): void {
     const entry = this.shows.get(show.showId);
     if (entry === undefined || show.version <= entry.show.version) return;
+    entry.state.move(versionKeys.show, entry.show.version, show.version);
     entry.show = show;
-    this.bump(entry);
     // No seat moved; the live log keeps the version so streams stay continuous.
     this.feed.recordStock(show.showId, entry.version);
     this.feed.changed(show.showId);
@@ -308,7 +317,7 @@ export class SeatMapCache {
         this.rememberMissing(showId);
         return null;
       }
-      const entry = newEntry(loaded.show, loaded.sections, this.startVersion(showId));
+      const entry = newEntry(loaded.show, loaded.sections);
       // Seat states in keyset pages, each a short read; changes committed meanwhile are buffered
       // and applied after (a seat takes its newest version, whichever arrives first).
       let after: string | null = null;
@@ -322,24 +331,17 @@ export class SeatMapCache {
         after = (page[page.length - 1] as { seatId: string }).seatId;
         await yieldToLoop();
       }
-      const buffered = this.pending.get(showId) ?? [];
-      for (const changes of buffered) for (const seat of changes.seats) this.applySeat(entry, seat);
+      // Changes committed meanwhile: each seat and bucket takes its newest version, whichever came
+      // first. Whether the load saw a sale's `sold` is unknown, even this process's own: all apply
+      // as remote ones (a `sold` makes the counters be read again).
+      let resync = false;
+      for (const { changes } of this.pending.get(showId) ?? []) resync = this.applyChanges(entry, changes, false).resync || resync;
       this.admit(entry);
-      // Stock moved while loading: whether the load saw it is unknown, so the counts are read again
-      // (changes arriving from now on apply to the entry as deltas, on top of what this read sees or not:
-      // a read racing them can be off by them until the next such resync, which is rare and bounded).
-      if (buffered.some((c) => c.stock.length > 0)) void this.resyncStock(entry).catch(() => undefined);
+      if (resync) this.resyncSoon(entry);
       return entry;
     } finally {
       this.pending.delete(showId);
     }
-  }
-
-  /** A reload continues from the version the show had (or above anything issued), so no ETag or `since` version repeats. */
-  private startVersion(showId: string): number {
-    const last = this.evictedVersions.get(showId);
-    this.evictedVersions.delete(showId);
-    return last === undefined ? (this.highWater > 0 && this.everEvicted ? this.highWater + 1 : 0) : last + 1;
   }
 
   private admit(entry: ShowSeats): void {
@@ -362,25 +364,23 @@ export class SeatMapCache {
   private evict(showId: string, entry: ShowSeats): void {
     this.shows.delete(showId);
     this.seatsLoaded -= entry.statuses.length;
+    // A reload derives the same version from the same stored state, so nothing is remembered.
     this.feed.close(showId);
-    this.everEvicted = true;
-    this.highWater = Math.max(this.highWater, entry.version);
-    if (this.evictedVersions.size >= evictedVersionsMax) this.evictedVersions.delete(this.evictedVersions.keys().next().value as string);
-    this.evictedVersions.set(showId, entry.version);
   }
 
+  /** Every counted section's buckets and sold counter as stored now; each bucket keeps its newest version. */
   private async resyncStock(entry: ShowSeats): Promise<void> {
     const sections = await this.store.availability?.(entry.show.showId);
+    let moved = false;
     for (const read of sections ?? []) {
       const section = entry.sections.get(read.sectionId);
       if (section === undefined || !section.counted) continue;
       section.sold = read.sold;
-      if (section.available === read.available) continue;
-      section.available = read.available;
-      this.bump(entry);
-      this.feed.recordStock(entry.show.showId, entry.version);
-      this.changedStock = true;
+      for (const bucket of bucketsOf(read)) moved = setBucket(entry, section, bucket) || moved;
     }
+    if (!moved) return;
+    this.feed.recordStock(entry.show.showId, entry.version);
+    this.changedStock = true;
   }
 
   private rememberMissing(showId: string): void {
@@ -390,28 +390,36 @@ export class SeatMapCache {
     this.missing.set(showId, this.now() + missingShowTtlMs);
   }
 
-  private bump(entry: ShowSeats): void {
-    entry.version++;
-    if (entry.version > this.highWater) this.highWater = entry.version;
-  }
-
-  /** True when anything really changed (a late or repeated seat change is ignored). */
-  private applyChanges(entry: ShowSeats, changes: InventoryChanges): boolean {
+  /**
+   * `changed` when anything really changed (a late or repeated change is ignored); `resync` when
+   * a stock change carried no bucket states to apply, or a remote sale's `sold` (see applyRemote).
+   */
+  private applyChanges(entry: ShowSeats, changes: InventoryChanges, local: boolean): { changed: boolean; resync: boolean } {
     let changed = false;
+    let resync = false;
     for (const seat of changes.seats) changed = this.applySeat(entry, seat) || changed;
+    let moved = false;
     for (const stock of changes.stock) {
       const section = entry.sections.get(stock.sectionId);
       if (section === undefined || !section.counted) continue;
       // A sale moves units from held to sold: a figure for the organizer, nothing a buyer sees.
-      if (stock.sold !== undefined) section.sold += stock.sold;
-      if (stock.delta === 0) continue;
-      section.available = Math.min(section.capacity, section.available + stock.delta);
-      this.bump(entry);
+      // A remote one may already be in what this process read, so the counter is read again.
+      if (stock.sold !== undefined && stock.sold !== 0) {
+        if (local) section.sold += stock.sold;
+        else resync = true;
+      }
+      if (stock.buckets === undefined) {
+        if (stock.delta !== 0) resync = true;
+        continue;
+      }
+      for (const bucket of stock.buckets) moved = setBucket(entry, section, bucket) || moved;
+    }
+    if (moved) {
       // Counted stock has no seat to show; the live log keeps its version so streams stay continuous.
       this.feed.recordStock(entry.show.showId, entry.version);
       changed = true;
     }
-    return changed;
+    return { changed, resync };
   }
 
   private applySeat(entry: ShowSeats, seat: SeatChange): boolean {
@@ -419,23 +427,39 @@ export class SeatMapCache {
     if (i < 0 || (entry.versions[i] as number) >= seat.version) return false;
     const after = statusIndex.get(seat.status) ?? 0;
     setSeat(entry, i, after, seat.version);
-    this.bump(entry);
     entry.map.touch(i, entry.version);
     this.feed.record(entry.show.showId, i, after, entry.version);
     return true;
   }
 }
 
-function newEntry(show: Show, loaded: readonly { sectionId: string; kind: SectionKind; sellBy: string; capacity: number; available: number; sold: number }[], version: number): ShowSeats {
+function newEntry(show: Show, loaded: readonly SectionAvailability[]): ShowSeats {
   const layout = new SeatLayout(show.seatMap);
   const specs = new Map(show.seatMap.sections.map((s) => [s.id, s]));
-  const sections = new Map<string, SectionState>(loaded.map((s) => [s.sectionId, {
-    id: s.sectionId, name: specs.get(s.sectionId)?.name ?? s.sectionId, kind: s.kind, counted: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY', capacity: s.capacity,
-    priceCents: specs.get(s.sectionId)?.priceCents ?? 0,
-    // A section sold by seat starts with every seat free, like the seats below; the pages of seat
-    // states then take away each one that is not (starting from the store's count took them twice).
-    available: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY' ? s.available : s.capacity, sold: s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY' ? s.sold : 0, held: 0, refundPending: 0,
-  }]));
+  const positions = new Map(show.seatMap.sections.map((s, i) => [s.id, i]));
+  const state = new ShowVersion();
+  state.move(versionKeys.show, 0, show.version);
+  const sections = new Map<string, SectionState>(loaded.map((s) => {
+    const counted = s.kind === 'GENERAL_ADMISSION' || s.sellBy === 'QUANTITY';
+    return [s.sectionId, {
+      id: s.sectionId, name: specs.get(s.sectionId)?.name ?? s.sectionId, kind: s.kind, counted, capacity: s.capacity,
+      priceCents: specs.get(s.sectionId)?.priceCents ?? 0, position: positions.get(s.sectionId) ?? 0,
+      // A section sold by seat starts with every seat free, like the seats below; the pages of seat
+      // states then take away each one that is not (starting from the store's count took them twice).
+      // A counted one starts empty; its buckets, just below, add up to its stock.
+      available: counted ? 0 : s.capacity, sold: counted ? s.sold : 0, held: 0, refundPending: 0, bucketAvailable: [], bucketVersions: [],
+    }];
+  }));
+  const entry = buildEntry(show, layout, sections, state);
+  for (const s of loaded) {
+    const section = sections.get(s.sectionId);
+    if (section?.counted !== true) continue;
+    for (const bucket of bucketsOf(s)) setBucket(entry, section, bucket, true);
+  }
+  return entry;
+}
+
+function buildEntry(show: Show, layout: SeatLayout, sections: ReadonlyMap<string, SectionState>, state: ShowVersion): ShowSeats {
   const bitmap = new Uint8Array(Math.ceil(layout.bits / 8));
   // Every seat starts AVAILABLE (version 0); the pages of seat states move the others.
   for (const section of layout.sections) if (section.firstBit >= 0) setBits(bitmap, section.firstBit, section.size);
@@ -444,13 +468,39 @@ function newEntry(show: Show, loaded: readonly { sectionId: string; kind: Sectio
   const statuses = new Uint8Array(layout.size);
   return {
     show, layout, statuses, versions: new Uint32Array(layout.size), bitmap, counts, sections,
-    map: new SeatMapRenderer(show.showId, layout, statuses), availabilityBody: new AvailabilityRenderer(), version, lastUsed: 0,
+    map: new SeatMapRenderer(show.showId, layout, statuses), availabilityBody: new AvailabilityRenderer(), state,
+    get version() {
+      return state.version;
+    },
+    epoch: createHash('sha256').update(`${show.showId}\u0000${show.createdAt}`).digest('hex').slice(0, 8), lastUsed: 0,
   };
+}
+
+/** A counted section's buckets as read; a store that reports none (an older one, a stub) has one: bucket 0 at version 0. */
+function bucketsOf(read: SectionAvailability): readonly BucketState[] {
+  return read.buckets ?? [{ bucket: 0, available: read.available, version: 0 }];
+}
+
+/**
+ * Bucket b of a counted section as stored at `version`: taken when newer than what is held (or
+ * at load, when everything is new), keeping the section's stock and the show's version in step. O(1).
+ */
+function setBucket(entry: ShowSeats, section: SectionState, b: BucketState, loading = false): boolean {
+  const known = section.bucketVersions[b.bucket];
+  if (!loading && known !== undefined && b.version <= known) return false;
+  if (b.bucket < 0 || b.bucket >= bucketsPerSectionMax) return false;
+  const before = section.bucketAvailable[b.bucket] ?? 0;
+  section.bucketAvailable[b.bucket] = b.available;
+  section.bucketVersions[b.bucket] = b.version;
+  section.available += b.available - before;
+  entry.state.move(versionKeys.bucket(section.position, b.bucket), known ?? 0, b.version);
+  return b.available !== before || b.version !== (known ?? 0);
 }
 
 /** Moves seat i to `code` at `version`, keeping the bitmap and the counters in step. */
 function setSeat(entry: ShowSeats, i: number, code: number, version: number): void {
   const before = entry.statuses[i] as number;
+  entry.state.move(versionKeys.seat(i), entry.versions[i] as number, version);
   entry.versions[i] = version;
   if (before === code) return;
   entry.statuses[i] = code;

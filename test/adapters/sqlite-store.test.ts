@@ -85,7 +85,9 @@ describe('claims', () => {
     expect(rush.filter((c) => c.ok)).toHaveLength(46);
     expect(rush.find((c) => !c.ok)).toEqual({ ok: false, code: 'NOT_ENOUGH_SEATS', available: 1 });
     const ga = (await store.availability('shw'))?.find((s) => s.sectionId === 'GA');
-    expect(ga).toEqual({ sectionId: 'GA', kind: 'GENERAL_ADMISSION', sellBy: 'QUANTITY', capacity: 100, available: 1, sold: 0 });
+    expect(ga).toMatchObject({ sectionId: 'GA', kind: 'GENERAL_ADMISSION', sellBy: 'QUANTITY', capacity: 100, available: 1, sold: 0 });
+    // One bucket; every take raised its version.
+    expect(ga?.buckets).toEqual([{ bucket: 0, available: 1, version: 7 + 46 }]);
   });
 });
 

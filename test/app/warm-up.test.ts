@@ -32,7 +32,7 @@ describe.each(storeFactories)('warm-up of the read models on $name', (factory) =
     const soon = await show('opening_soon', T0 + 30 * 60_000, T0 + 2 * hour);
     const later = await show('opening_later', T0 + 3 * hour, T0 + 4 * hour);
     const ended = await show('ended', T0 - 3 * hour, T0 - hour);
-    const seatMaps = new SeatMapCache(h.store, () => T0, 'warm-up-test');
+    const seatMaps = new SeatMapCache(h.store, () => T0);
     expect(await warmReadModels({ store: h.store, seatMaps, clock: { now: () => T0 } })).toBe(2);
     expect(seatMaps.loaded(onSale)?.show.showId).toBe(onSale);
     expect(seatMaps.loaded(soon)?.show.showId).toBe(soon);

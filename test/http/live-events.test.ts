@@ -218,6 +218,26 @@ describe('seat change log', () => {
     // The read model dropped the show: the log is gone, and a late resumer reloads.
     expect(feed.since('s', 5)).toBe('RELOAD');
   });
+
+  it('keeps answering across a version that jumped (versions are sums of stored versions), and ignores one that does not go up', () => {
+    const feed = new SeatFeed(Date.now, 8);
+    const ids = ['A-1-1', 'A-1-2'];
+    feed.open('s', ids.length, (i) => ids[i] as string, 10);
+    feed.record('s', 0, 1, 11);
+    // A seat that moved two versions at once (its middle change never seen here), then counted stock by three.
+    feed.record('s', 1, 2, 13);
+    feed.recordStock('s', 16);
+    expect(feed.since('s', 10)).toEqual({ from: 10, to: 16, changes: [['A-1-1', 'H'], ['A-1-2', 'S']] });
+    expect(feed.since('s', 12)).toEqual({ from: 12, to: 16, changes: [['A-1-2', 'S']] });
+    expect(feed.since('s', 14)).toEqual({ from: 14, to: 16, changes: [] });
+    feed.record('s', 0, 0, 16);
+    expect(feed.version('s')).toBe(16);
+    expect(feed.since('s', 10)).toEqual({ from: 10, to: 16, changes: [['A-1-1', 'H'], ['A-1-2', 'S']] });
+    // A jump past the whole ring: older versions are a reload.
+    feed.record('s', 0, 0, 40);
+    expect(feed.since('s', 16)).toBe('RELOAD');
+    expect(feed.since('s', 39)).toEqual({ from: 39, to: 40, changes: [['A-1-1', 'A']] });
+  });
 });
 
 describe('live hub bounds', () => {

@@ -51,6 +51,16 @@ const availableIn = async (baseUrl: string, showId: string): Promise<number> => 
   return body.sections.reduce((n, s) => n + s.available, 0);
 };
 
+/** Every ETag'd representation of a show on one process: its ETag and the version in its body. */
+const views = async (baseUrl: string, showId: string): Promise<Record<string, { etag: string | null; version: number }>> => {
+  const out: Record<string, { etag: string | null; version: number }> = {};
+  for (const path of ['seats', 'seats?format=compact', 'availability']) {
+    const reply = await fetch(`${baseUrl}/api/v1/shows/${showId}/${path}`);
+    out[path] = { etag: reply.headers.get('etag'), version: ((await reply.json()) as { version: number }).version };
+  }
+  return out;
+};
+
 /**
  * Two processes over one PostgreSQL schema (issue 22 item 6): what one commits, the other's seat
  * map, availability and live events show within a second, through the outbox change feed.
@@ -106,7 +116,7 @@ describe.runIf(testStore === 'postgres')('one read model across two processes', 
     }
   });
 
-  it('counted places taken on A are counted on B (the counters are read again, never added twice)', async () => {
+  it('counted places taken on A are counted on B (as bucket states, never added twice)', async () => {
     const admin = await adminClient(a.node.app);
     const showId = await createShow(admin, { sections: [{ id: 'G', name: 'Floor', kind: 'GENERAL_ADMISSION', capacity: 50, priceCents: 1000 }] });
     expect(await availableIn(bUrl, showId)).toBe(50);
@@ -132,4 +142,62 @@ describe.runIf(testStore === 'postgres')('one read model across two processes', 
     // Well inside the unknown-show memo's own second.
     await within(600, async () => expect((await fetch(`${bUrl}/api/v1/shows/${showId}/availability`)).status).toBe(200));
   });
+
+  it('the same state gives the same version and ETag on A and B: a hold on A, its release on B, a counted hold; A\'s ETag gets a 304 on B', async () => {
+    const admin = await adminClient(a.node.app);
+    const showId = await createShow(admin, { sections: [
+      { id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 1000 },
+      { id: 'G', name: 'Floor', kind: 'GENERAL_ADMISSION', capacity: 50, priceCents: 500 },
+    ] });
+    const before = await views(a.baseUrl, showId);
+    expect(await views(bUrl, showId)).toEqual(before);
+    const onA = await new ApiClient(a.node.app).signUp('etagbuyer');
+    // The same account on B (the signing secret is shared through the database).
+    const onB = await new ApiClient(b.app).logIn('etagbuyer', 'password-123');
+    const agree = async (): Promise<Record<string, { etag: string | null; version: number }>> => {
+      let seen: Record<string, { etag: string | null; version: number }> = {};
+      await within(1_000, async () => {
+        seen = await views(a.baseUrl, showId);
+        expect(await views(bUrl, showId)).toEqual(seen);
+      });
+      return seen;
+    };
+
+    const hold = await onA.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1', 'A-1-2'] });
+    expect(hold.status).toBe(201);
+    const afterHold = await agree();
+    expect(afterHold.seats?.version).toBe((before.seats?.version ?? 0) + 2);
+    expect(afterHold.seats?.etag).not.toBe(before.seats?.etag);
+
+    const released = await onB.request('DELETE', `/api/v1/holds/${hold.body.holdId as string}`);
+    expect(released.status).toBeLessThan(300);
+    const afterRelease = await agree();
+    expect(afterRelease.seats?.version).toBe((before.seats?.version ?? 0) + 4);
+    expect(afterRelease.availability?.etag).not.toBe(afterHold.availability?.etag);
+
+    const units = await onA.request('POST', `/api/v1/shows/${showId}/holds`, { section: 'G', quantity: 2 });
+    expect(units.status).toBe(201);
+    const afterUnits = await agree();
+    expect(afterUnits.availability?.version).toBeGreaterThan(afterRelease.availability?.version ?? 0);
+    expect(await availableIn(bUrl, showId)).toBe(10 + 48);
+
+    // A client holding A's ETag is told "not modified" by B, for every form.
+    for (const [path, view] of Object.entries(afterUnits)) {
+      const reply = await fetch(`${bUrl}/api/v1/shows/${showId}/${path}`, { headers: { 'if-none-match': view.etag ?? '' } });
+      expect(reply.status, path).toBe(304);
+    }
+    // And a live stream starts at the same version on both.
+    const hellos = await Promise.all([a.baseUrl, bUrl].map(async (base) => {
+      const stream = openStream(`${base}/api/v1/shows/${showId}/events`);
+      try {
+        await within(2_000, async () => expect(stream.text()).toContain('event: hello'));
+        return /event: hello\ndata: (.*)\n/.exec(stream.text())?.[1];
+      } finally {
+        stream.close();
+      }
+    }));
+    expect(hellos[0]).toBeDefined();
+    expect(hellos[1]).toBe(hellos[0]);
+  });
+
 });

@@ -59,7 +59,7 @@ describe('organizer sale figures count every kind of section (issue 20, defect 2
     expect(total).toMatchObject({ capacity: 70, sold: 6, held: 2, available: 62, moneyTakenCents: 40700, currency: 'CNY' });
 
     // The figures survive a reload of the read model: the sold counter is stored, not remembered.
-    const fresh = new SeatMapCache(t.node.ctx.store, () => Date.now(), 'reload');
+    const fresh = new SeatMapCache(t.node.ctx.store, () => Date.now());
     const reloaded = await saleStats({ ...t.node.ctx, seatMaps: fresh }, showId);
     expect(reloaded.sections.map((s) => [s.id, s.sold, s.held, s.available])).toEqual([['A', 1, 1, 8], ['Q', 2, 0, 8], ['GA', 3, 1, 46]]);
   });

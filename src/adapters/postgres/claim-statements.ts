@@ -92,6 +92,9 @@ export interface UnitsStatementResult {
   readonly enough: boolean;
   readonly units: number | null;
   readonly bucket: number | null;
+  /** The bucket taken from, as stored after the take (see BucketState); null when nothing was taken. */
+  readonly bucket_available: number | null;
+  readonly bucket_version: number | null;
   readonly total: number | null;
 }
 
@@ -107,9 +110,9 @@ export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & {
        ON CONFLICT (user_id, show_id) DO UPDATE SET units = u.units + EXCLUDED.units WHERE u.units + EXCLUDED.units <= $6::int
        RETURNING units),
      b AS (
-       UPDATE stock_buckets s SET available = s.available - $3::int FROM pick
+       UPDATE stock_buckets s SET available = s.available - $3::int, version = s.version + 1 FROM pick
        WHERE s.show_id = $1 AND s.section_id = $2 AND s.bucket = pick.bucket AND EXISTS (SELECT 1 FROM u)
-       RETURNING s.bucket),
+       RETURNING s.bucket, s.available, s.version),
      price AS (SELECT price_cents * $3::int AS total FROM sections WHERE show_id = $1 AND section_id = $2 AND sell_by = 'QUANTITY'),
      h AS (
        INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
@@ -120,11 +123,14 @@ export async function claimUnitsStatement(c: pg.ClientBase, input: ClaimBase & {
        SELECT $7, 0, $1, $2, NULL, b.bucket, $3::int, true FROM b WHERE EXISTS (SELECT 1 FROM h)),
      ob AS (
        INSERT INTO outbox (type, show_id, created_at, origin, data, changes)
-       SELECT 'hold.created', $1, $8::bigint, $10::text, $11::jsonb || jsonb_build_object('totalPriceCents', (SELECT total FROM price)), $12::jsonb
+       SELECT 'hold.created', $1, $8::bigint, $10::text, $11::jsonb || jsonb_build_object('totalPriceCents', (SELECT total FROM price)),
+         -- The bucket as stored after the take, for the other processes' read models (StockChange.buckets).
+         jsonb_set($12::jsonb, '{stock,0,buckets}', (SELECT jsonb_build_array(jsonb_build_object('bucket', bucket, 'available', available, 'version', version)) FROM b))
        WHERE EXISTS (SELECT 1 FROM h))
      SELECT EXISTS (SELECT 1 FROM pick) AS picked,
        EXISTS (SELECT 1 FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int) AS enough,
-       (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket, (SELECT total FROM price) AS total`,
+       (SELECT units FROM u) AS units, (SELECT bucket FROM b) AS bucket,
+       (SELECT available FROM b) AS bucket_available, (SELECT version FROM b) AS bucket_version, (SELECT total FROM price) AS total`,
     values: [input.showId, input.sectionId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.userUnitsMax, input.holdId, input.now, input.expiresAt,
       origin, JSON.stringify(holdCreatedData(input, [], input.quantity)),
       JSON.stringify({ showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] })],

@@ -1,9 +1,9 @@
 import { appendOutbox } from './outbox.js';
 import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
-import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
+import type { BucketState, FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
 import { unexpected, type PgLanes } from './db.js';
-import { flashOrderStatement } from './flash-statements.js';
+import { flashOrderStatement, type FlashStatementResult } from './flash-statements.js';
 import { toShow, type ShowRow } from './rows.js';
 import { insertHold, refuse, takeUnits, takeUserUnits } from './stock.js';
 
@@ -63,7 +63,7 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
     },
 
     async takeFlashSaleUnits(input) {
-      const success = (amount: number): TakeFlashSaleOutcome => {
+      const success = (amount: number, buckets: readonly BucketState[]): TakeFlashSaleOutcome => {
         const lines = [{ kind: 'UNITS', sectionId: input.itemId, quantity: input.quantity }] as const;
         return {
           ok: true,
@@ -75,7 +75,7 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
             holdId: input.holdId, showId: input.flashSaleId, userId: input.userId, lines, totalPriceCents: amount, status: 'ACTIVE',
             createdAt: input.now, expiresAt: input.expiresAt, extensions: 0,
           },
-          changes: { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] },
+          changes: { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity, buckets }] },
         };
       };
       // The common case in one statement; anything it cannot settle goes to the transaction below.
@@ -83,14 +83,14 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
       const fast = await db.tx('takeFlashSaleUnits', async (c) => {
         const r = await flashOrderStatement(c, input);
         if (r.order_id !== null) {
-          const taken = success(r.total ?? 0);
+          const taken = success(r.total ?? 0, bucketOf(r));
           if (taken.ok) await appendOutbox(c, origin, input.now, [holdCreated(taken.hold, taken.changes), orderCreated(taken.order)]);
         }
         return r;
       });
       if (fast.ok) {
         const r = fast.value;
-        if (r.order_id !== null) return success(r.total ?? 0);
+        if (r.order_id !== null) return success(r.total ?? 0, bucketOf(r));
         if (r.open && r.picked && r.units === null) {
           const { rows } = await db.query<{ units: number; max_per_user: number }>(
             `SELECT coalesce((SELECT units FROM user_show_units WHERE user_id = $1 AND show_id = $2), 0) AS units,
@@ -133,7 +133,7 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
           orderId: input.orderId, kind: 'FLASH_SALE', activityId: input.flashSaleId, userId: input.userId, showId: input.flashSaleId, holdId: input.holdId,
           idempotencyKey: input.idempotencyKey, lines, amountCents: amount, status: 'INIT', paymentId: null, createdAt: input.now, updatedAt: input.now,
         };
-        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] };
+        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity, buckets: take.buckets }] };
         await appendOutbox(c, origin, input.now, [holdCreated(hold, changes), orderCreated(order)]);
         return { ok: true, order, hold, changes };
       });
@@ -168,4 +168,9 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
       return (rowCount ?? 0) > 0;
     },
   };
+}
+
+/** The bucket the one-statement order took from, as stored after the take. */
+function bucketOf(r: FlashStatementResult): BucketState[] {
+  return r.bucket === null ? [] : [{ bucket: r.bucket, available: r.bucket_available ?? 0, version: r.bucket_version ?? 0 }];
 }

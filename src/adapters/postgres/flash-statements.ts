@@ -11,6 +11,10 @@ export interface FlashStatementResult {
   /** The order inserted; null when anything above refused. */
   readonly order_id: string | null;
   readonly total: number | null;
+  /** The bucket taken from, as stored after the take (see BucketState); null when nothing was taken. */
+  readonly bucket: number | null;
+  readonly bucket_available: number | null;
+  readonly bucket_version: number | null;
 }
 
 /**
@@ -40,9 +44,9 @@ export async function flashOrderStatement(c: pg.ClientBase, input: TakeFlashSale
          WHERE u.units + EXCLUDED.units <= (SELECT max_per_user FROM sale)
        RETURNING units),
      b AS (
-       UPDATE stock_buckets s SET available = s.available - $3::int FROM pick
+       UPDATE stock_buckets s SET available = s.available - $3::int, version = s.version + 1 FROM pick
        WHERE s.show_id = $1 AND s.section_id = $2 AND s.bucket = pick.bucket AND EXISTS (SELECT 1 FROM u)
-       RETURNING s.bucket),
+       RETURNING s.bucket, s.available, s.version),
      price AS (SELECT price_cents * $3::int AS total FROM sections WHERE show_id = $1 AND section_id = $2),
      h AS (
        INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
@@ -56,7 +60,8 @@ export async function flashOrderStatement(c: pg.ClientBase, input: TakeFlashSale
        SELECT $6, $5, $1, $7, $10, $11::jsonb, (SELECT total FROM price), 'INIT', NULL, $8::bigint, $8::bigint, 'FLASH_SALE', $1 WHERE EXISTS (SELECT 1 FROM h)
        RETURNING order_id)
      SELECT EXISTS (SELECT 1 FROM sale) AS open, EXISTS (SELECT 1 FROM pick) AS picked,
-       (SELECT units FROM u) AS units, (SELECT order_id FROM o) AS order_id, (SELECT total FROM price) AS total`,
+       (SELECT units FROM u) AS units, (SELECT order_id FROM o) AS order_id, (SELECT total FROM price) AS total,
+       (SELECT bucket FROM b) AS bucket, (SELECT available FROM b) AS bucket_available, (SELECT version FROM b) AS bucket_version`,
     values: [input.flashSaleId, input.itemId, input.quantity, Math.floor(Math.random() * 1024), input.userId, input.orderId, input.holdId, input.now, input.expiresAt, input.idempotencyKey, lines],
   });
   return rows[0] as FlashStatementResult;

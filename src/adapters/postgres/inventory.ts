@@ -104,7 +104,8 @@ export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
         if (fast.value.picked && fast.value.bucket !== null && fast.value.units !== null) {
           const total = fast.value.total ?? 0;
           const lines: ReservationLine[] = [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }];
-          return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] } };
+          const bucket = { bucket: fast.value.bucket, available: fast.value.bucket_available ?? 0, version: fast.value.bucket_version ?? 0 };
+          return { ok: true, hold: newHold(input, lines, total), adjacent: false, changes: { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity, buckets: [bucket] }] } };
         }
         if (fast.value.picked) return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: input.userUnitsMax, claimed: await db.read((c) => unitsOf(c, input.userId, input.showId)) };
         // Every bucket with enough was locked by another claim at that instant: try again in a
@@ -127,7 +128,7 @@ export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
         await insertHold(c, { ...input, totalPriceCents: total, units: input.quantity, createdAt: input.now },
           take.takes.map((t) => ({ sectionId: input.sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })));
         const hold = newHold(input, lines, total);
-        const changes = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] };
+        const changes = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity, buckets: take.buckets }] };
         await appendOutbox(c, origin, input.now, [holdCreated(hold, changes)]);
         return { ok: true, hold, adjacent: false, changes } as const;
       });

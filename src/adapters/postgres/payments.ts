@@ -70,7 +70,7 @@ async function sellLate(c: pg.ClientBase, hold: HoldRow): Promise<{ seats: SeatC
       if (!take.ok) refuse({ ok: false, code: 'INVENTORY_TAKEN' } as const);
       await insertLines(c, hold.hold_id, hold.show_id, take.takes.map((t) => ({ sectionId, seatId: null, bucket: t.bucket, quantity: t.quantity })), next);
       next += take.takes.length;
-      stock.push({ sectionId, delta: -quantity });
+      stock.push({ sectionId, delta: -quantity, buckets: take.buckets });
     }
     // The renewed lines are sold at once: their buckets count them.
     for (const sold of await countSold(c, hold)) {

@@ -444,4 +444,14 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX tickets_export ON tickets (show_id, issued_at, ticket_id COLLATE "C");
     `,
   },
+  {
+    // Issue 22 item 6 (etag): every bucket's change of stock raises its version, so the read model
+    // of every process keeps the newest state of each bucket and derives the same show version and
+    // ETag from the same stored state. A constant default: no table rewrite.
+    version: 13,
+    name: 'stock bucket versions',
+    sql: `
+    ALTER TABLE stock_buckets ADD COLUMN version bigint NOT NULL DEFAULT 0;
+    `,
+  },
 ];

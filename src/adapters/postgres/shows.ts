@@ -130,13 +130,18 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
 
 /** Counted sections: the sum of their buckets; sections sold by seat: their AVAILABLE seats. One statement, one snapshot. */
 export async function sectionAvailability(c: pg.ClientBase, showId: string): Promise<SectionAvailability[]> {
-  const { rows } = await c.query<{ section_id: string; kind: SectionAvailability['kind']; sell_by: SellBy; capacity: number; available: number; sold: number }>(
+  const { rows } = await c.query<{ section_id: string; kind: SectionAvailability['kind']; sell_by: SellBy; capacity: number; available: number; sold: number; buckets: [number, number, number][] | null }>(
     `SELECT c.section_id, c.kind, c.sell_by, c.capacity,
        CASE WHEN c.kind = 'SEATED' AND c.sell_by = 'SEAT'
          THEN (SELECT count(*) FROM seats s WHERE s.show_id = c.show_id AND s.section_id = c.section_id AND s.status = 'AVAILABLE')
          ELSE (SELECT coalesce(sum(b.available), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)
        END::int AS available,
-       (SELECT coalesce(sum(b.sold), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)::int AS sold
+       (SELECT coalesce(sum(b.sold), 0) FROM stock_buckets b WHERE b.show_id = c.show_id AND b.section_id = c.section_id)::int AS sold,
+       (SELECT json_agg(json_build_array(b.bucket, b.available, b.version) ORDER BY b.bucket) FROM stock_buckets b
+         WHERE b.show_id = c.show_id AND b.section_id = c.section_id) AS buckets
      FROM sections c WHERE c.show_id = $1 ORDER BY c.position`, [showId]);
-  return rows.map((r) => ({ sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available, sold: r.sold }));
+  return rows.map((r) => ({
+    sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available, sold: r.sold,
+    ...(r.buckets === null ? {} : { buckets: r.buckets.map(([bucket, available, version]) => ({ bucket, available, version })) }),
+  }));
 }

@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import type { SeatChange, StockChange } from '../../ports/engine/index.js';
+import type { BucketState, SeatChange, StockChange } from '../../ports/engine/index.js';
 import { Rollback } from './transaction.js';
 
 /**
@@ -66,18 +66,18 @@ export async function takeSeats(c: pg.ClientBase, showId: string, holdId: string
  * section is locked in bucket order and the sum decides: take from several, or refuse with what
  * is left. CHECK available BETWEEN 0 AND capacity is the storage's last word.
  */
-export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: string, quantity: number): Promise<{ ok: true; takes: { bucket: number; quantity: number }[] } | { ok: false; available: number }> {
+export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: string, quantity: number): Promise<{ ok: true; takes: { bucket: number; quantity: number }[]; buckets: BucketState[] } | { ok: false; available: number }> {
   const start = Math.floor(Math.random() * 1024);
   // The pick is a CTE: evaluated once, so exactly one bucket is locked and decremented.
-  const one = await c.query<{ bucket: number }>(
+  const one = await c.query<BucketState>(
     `WITH pick AS MATERIALIZED (
        SELECT bucket FROM stock_buckets WHERE show_id = $1 AND section_id = $2 AND available >= $3::int
        ORDER BY (bucket + $4::int) % 1024 LIMIT 1 FOR UPDATE SKIP LOCKED)
-     UPDATE stock_buckets b SET available = b.available - $3::int
+     UPDATE stock_buckets b SET available = b.available - $3::int, version = b.version + 1
      FROM pick WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = pick.bucket
-     RETURNING b.bucket`,
+     RETURNING b.bucket, b.available, b.version`,
     [showId, sectionId, quantity, start]);
-  if (one.rows[0] !== undefined) return { ok: true, takes: [{ bucket: one.rows[0].bucket, quantity }] };
+  if (one.rows[0] !== undefined) return { ok: true, takes: [{ bucket: one.rows[0].bucket, quantity }], buckets: one.rows };
   const { rows } = await c.query<{ bucket: number; available: number }>(
     'SELECT bucket, available FROM stock_buckets WHERE show_id = $1 AND section_id = $2 ORDER BY bucket FOR UPDATE', [showId, sectionId]);
   const available = rows.reduce((sum, r) => sum + r.available, 0);
@@ -90,12 +90,13 @@ export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: str
     if (n > 0) takes.push({ bucket: row.bucket, quantity: n });
     left -= n;
   }
-  await c.query(
-    `UPDATE stock_buckets b SET available = b.available - t.q
+  const taken = await c.query<BucketState>(
+    `UPDATE stock_buckets b SET available = b.available - t.q, version = b.version + 1
      FROM unnest($3::int[], $4::int[]) AS t(bucket, q)
-     WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = t.bucket`,
+     WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = t.bucket
+     RETURNING b.bucket, b.available, b.version`,
     [showId, sectionId, takes.map((t) => t.bucket), takes.map((t) => t.quantity)]);
-  return { ok: true, takes };
+  return { ok: true, takes, buckets: taken.rows };
 }
 
 interface LiveLine { section_id: string; seat_id: string | null; bucket: number | null; quantity: number }
@@ -122,17 +123,31 @@ export async function giveBack(c: pg.ClientBase, showId: string, holdId: string)
       [showId, holdId, seatIds]);
     seats = freed.rows.map((r) => ({ seatId: r.seat_id, status: 'AVAILABLE', holdId: null, version: r.version }));
   }
-  const stock = new Map<string, number>();
+  const stock = new Map<string, { delta: number; buckets: BucketState[] }>();
   if (units.length > 0) {
-    const sorted = [...units].sort((a, b) => a.section_id.localeCompare(b.section_id) || (a.bucket ?? 0) - (b.bucket ?? 0));
-    await c.query(
-      `UPDATE stock_buckets b SET available = b.available + t.q
+    // One row per bucket (a hold's lines may take twice from one bucket), so each bucket's version goes up once.
+    const perBucket = new Map<string, { section_id: string; bucket: number; q: number }>();
+    for (const u of units) {
+      const key = `${u.section_id}\u0000${u.bucket ?? 0}`;
+      const row = perBucket.get(key);
+      if (row === undefined) perBucket.set(key, { section_id: u.section_id, bucket: u.bucket ?? 0, q: u.quantity });
+      else row.q += u.quantity;
+    }
+    const sorted = [...perBucket.values()].sort((a, b) => a.section_id.localeCompare(b.section_id) || a.bucket - b.bucket);
+    const given = await c.query<BucketState & { section_id: string }>(
+      `UPDATE stock_buckets b SET available = b.available + t.q, version = b.version + 1
        FROM unnest($2::text[], $3::int[], $4::int[]) AS t(section_id, bucket, q)
-       WHERE b.show_id = $1 AND b.section_id = t.section_id AND b.bucket = t.bucket`,
-      [showId, sorted.map((u) => u.section_id), sorted.map((u) => u.bucket), sorted.map((u) => u.quantity)]);
-    for (const u of units) stock.set(u.section_id, (stock.get(u.section_id) ?? 0) + u.quantity);
+       WHERE b.show_id = $1 AND b.section_id = t.section_id AND b.bucket = t.bucket
+       RETURNING b.section_id, b.bucket, b.available, b.version`,
+      [showId, sorted.map((u) => u.section_id), sorted.map((u) => u.bucket), sorted.map((u) => u.q)]);
+    for (const u of units) {
+      const entry = stock.get(u.section_id) ?? { delta: 0, buckets: [] };
+      entry.delta += u.quantity;
+      stock.set(u.section_id, entry);
+    }
+    for (const r of given.rows) stock.get(r.section_id)?.buckets.push({ bucket: r.bucket, available: r.available, version: r.version });
   }
-  return { seats, stock: [...stock].map(([sectionId, delta]) => ({ sectionId, delta })) };
+  return { seats, stock: [...stock].map(([sectionId, { delta, buckets }]) => ({ sectionId, delta, buckets })) };
 }
 
 /** Inserts the hold and its line rows (claim true). */

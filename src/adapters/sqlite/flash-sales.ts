@@ -48,7 +48,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
       ON CONFLICT (user_id, show_id) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= @max`),
     units: db.prepare('SELECT units FROM user_show_units WHERE user_id = ? AND show_id = ?'),
     // The stock check: a conditional decrement; CHECK (available BETWEEN 0 AND capacity) backs it.
-    stockDown: db.prepare('UPDATE sections SET available = available - ? WHERE show_id = ? AND section_id = ? AND available >= ?'),
+    stockDown: db.prepare('UPDATE sections SET available = available - ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? AND available >= ? RETURNING available, stock_version'),
     stock: db.prepare('SELECT available FROM sections WHERE show_id = ? AND section_id = ?'),
     holdInsert: db.prepare(`INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
       VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?, ?, 0)`),
@@ -98,7 +98,8 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
           const claimed = (q.units.get(input.userId, input.flashSaleId) as { units: number } | undefined)?.units ?? 0;
           return { ok: false, code: 'PURCHASE_LIMIT_REACHED', limit: row.max_per_user, claimed };
         }
-        if (q.stockDown.run(input.quantity, input.flashSaleId, input.itemId, input.quantity).changes !== 1) {
+        const after = q.stockDown.get(input.quantity, input.flashSaleId, input.itemId, input.quantity) as records.StockRow | undefined;
+        if (after === undefined) {
           const left = (q.stock.get(input.flashSaleId, input.itemId) as { available: number }).available;
           throw new Rollback<TakeFlashSaleOutcome>({ ok: false, code: 'SOLD_OUT', available: left });
         }
@@ -121,7 +122,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
           orderId: input.orderId, kind: 'FLASH_SALE', activityId: input.flashSaleId, userId: input.userId, showId: input.flashSaleId, holdId: input.holdId,
           idempotencyKey: input.idempotencyKey, lines, amountCents: amount, status: 'INIT', paymentId: null, createdAt: input.now, updatedAt: input.now,
         };
-        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity }] };
+        const changes = { showId: input.flashSaleId, seats: [], stock: [{ sectionId: input.itemId, delta: -input.quantity, buckets: [records.toBucket(after)] }] };
         ob.append(input.now, [holdCreated(hold, changes), orderCreated(order)]);
         return { ok: true, order, hold, changes };
       }),

@@ -33,7 +33,7 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
       ON CONFLICT (user_id, show_id) DO UPDATE SET units = units + excluded.units WHERE units + excluded.units <= ?`),
     units: db.prepare('SELECT units FROM user_show_units WHERE user_id = ? AND show_id = ?'),
     // Hot: conditional decrement; CHECK (available BETWEEN 0 AND capacity) backs it.
-    stockDown: db.prepare('UPDATE sections SET available = available - ? WHERE show_id = ? AND section_id = ? AND available >= ?'),
+    stockDown: db.prepare('UPDATE sections SET available = available - ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? AND available >= ? RETURNING available, stock_version'),
     stock: db.prepare('SELECT available FROM sections WHERE show_id = ? AND section_id = ?'),
     holdInsert: db.prepare(`INSERT INTO holds (hold_id, show_id, user_id, total_price_cents, units, status, created_at, expires_at, extensions)
       VALUES (?, ?, ?, ?, ?, 'ACTIVE', ?, ?, 0)`),
@@ -118,7 +118,7 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
     const perSection = new Map<string, number>();
     for (const seat of ordered) perSection.set(seat.section, (perSection.get(seat.section) ?? 0) + 1);
     for (const [sectionId, n] of perSection) {
-      if (q.stockDown.run(n, input.showId, sectionId, n).changes !== 1) throw new Error(`section ${sectionId} of ${input.showId}: free seats and count disagree`);
+      if (q.stockDown.get(n, input.showId, sectionId, n) === undefined) throw new Error(`section ${sectionId} of ${input.showId}: free seats and count disagree`);
     }
     const lines = seatLines(ordered.map((s) => ({ seatId: s.seat_id, section: s.section })));
     let hold: Hold;
@@ -170,12 +170,13 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
         const section = info?.sections.get(input.sectionId);
         if (info === null || section === undefined || !section.counted) return { ok: false, code: 'NOT_ENOUGH_SEATS', available: 0 };
         if (!countUnits(input, input.quantity)) return limitReached(input);
-        if (q.stockDown.run(input.quantity, input.showId, input.sectionId, input.quantity).changes !== 1) {
+        const after = q.stockDown.get(input.quantity, input.showId, input.sectionId, input.quantity) as records.StockRow | undefined;
+        if (after === undefined) {
           const left = (q.stock.get(input.showId, input.sectionId) as { available: number }).available;
           throw new Rollback<ClaimOutcome>({ ok: false, code: 'NOT_ENOUGH_SEATS', available: left });
         }
         const hold = insertHold(input, info, [{ kind: 'UNITS', sectionId: input.sectionId, quantity: input.quantity }]);
-        const changes: InventoryChanges = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity }] };
+        const changes: InventoryChanges = { showId: input.showId, seats: [], stock: [{ sectionId: input.sectionId, delta: -input.quantity, buckets: [records.toBucket(after)] }] };
         ob.append(input.now, [holdCreated(hold, changes)]);
         return { ok: true, hold, adjacent: false, changes };
       }),

@@ -344,6 +344,12 @@ export const migrations: readonly Migration[] = [
     cursor_id TEXT
   );
   `,
+  // v17, issue 22 item 6 (etag; appended after main's v16): a stored version of each section's counted stock,
+  // raised by one by every change of `available`, reported in every stock change (BucketState,
+  // bucket 0), so the read model's show version and ETag derive from the stored state.
+  `
+  ALTER TABLE sections ADD COLUMN stock_version INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

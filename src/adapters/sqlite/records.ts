@@ -1,5 +1,5 @@
 import type { Hold, HoldStatus, Order, OrderKind, OrderStatus, ReservationLine, SeatStatus, SectionKind, SellBy } from '../../domain/index.js';
-import type { SectionAvailability } from '../../ports/engine/index.js';
+import type { BucketState, SectionAvailability } from '../../ports/engine/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
 export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/records.js';
 
@@ -7,6 +7,8 @@ export { toIdempotency, toPayment, toShow, toTicket, toUser } from '../shared/re
 export interface SectionRow {
   show_id: string; section_id: string; position: number; name: string; kind: SectionKind; sell_by: SellBy;
   price_cents: number; rows_count: number | null; seats_per_row: number | null; capacity: number; available: number; sold: number;
+  /** Raised by one by every change of `available` (migration: stock_version). */
+  stock_version: number;
 }
 export interface SeatRow {
   show_id: string; seat_id: string; section: string; row_no: number; seat_no: number; accessible: 0 | 1;
@@ -26,6 +28,8 @@ export interface OrderRow {
 export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
   sectionId: r.section_id, kind: r.kind, sellBy: r.sell_by, capacity: r.capacity, available: r.available,
   sold: r.sell_by === 'QUANTITY' ? r.sold : 0,
+  // SQLite keeps a counted section's stock in one row: one bucket, 0.
+  ...(r.sell_by === 'QUANTITY' ? { buckets: [{ bucket: 0, available: r.available, version: r.stock_version }] } : {}),
 });
 
 /**
@@ -60,3 +64,9 @@ export const toOrder = (r: OrderRow, lines: readonly ReservationLine[]): Order =
   ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
   ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
 });
+
+/** What a change of a section's stock returns (RETURNING available, stock_version). */
+export interface StockRow { available: number; stock_version: number }
+
+/** A section's stock after a change, as the one bucket SQLite keeps (see BucketState). */
+export const toBucket = (r: StockRow): BucketState => ({ bucket: 0, available: r.available, version: r.stock_version });

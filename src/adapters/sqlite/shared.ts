@@ -61,9 +61,9 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
       WHERE show_id = ? AND seat_id = ? AND status = 'AVAILABLE' RETURNING version`),
     liveSeats: db.prepare('SELECT seat_id FROM hold_lines WHERE hold_id = ? AND claim = 1 AND seat_id IS NOT NULL ORDER BY line_no'),
     // CHECK (available BETWEEN 0 AND capacity) refuses a give-back that would make stock from nothing.
-    stockUp: db.prepare('UPDATE sections SET available = available + ? WHERE show_id = ? AND section_id = ?'),
+    stockUp: db.prepare('UPDATE sections SET available = available + ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? RETURNING available, stock_version'),
     // Conditional: the take happens only if that much is left.
-    stockDown: db.prepare('UPDATE sections SET available = available - ? WHERE show_id = ? AND section_id = ? AND available >= ?'),
+    stockDown: db.prepare('UPDATE sections SET available = available - ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? AND available >= ? RETURNING available, stock_version'),
     // What a counted section sold: raised once per sale (the hold moves to CONFIRMED once).
     soldUp: db.prepare("UPDATE sections SET sold = sold + ? WHERE show_id = ? AND section_id = ? AND sell_by = 'QUANTITY'"),
     liveUnits: db.prepare('SELECT section_id, sum(quantity) AS quantity FROM hold_lines WHERE hold_id = ? AND claim = 1 AND seat_id IS NULL GROUP BY section_id ORDER BY section_id'),
@@ -84,6 +84,7 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
       const seats: SeatChange[] = [];
       const stock: StockChange[] = [];
       const bySection = new Map<string, number>();
+      const unitsBySection = new Map<string, number>();
       let units = 0;
       for (const line of q.unclaim.all(hold.hold_id) as records.HoldLineRow[]) {
         if (line.seat_id !== null) {
@@ -91,12 +92,17 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
           if (freed === undefined) continue; // not held by this hold: nothing to give back
           seats.push({ seatId: line.seat_id, status: 'AVAILABLE', holdId: null, version: freed.version });
         } else {
-          stock.push({ sectionId: line.section_id, delta: line.quantity });
+          unitsBySection.set(line.section_id, (unitsBySection.get(line.section_id) ?? 0) + line.quantity);
         }
         bySection.set(line.section_id, (bySection.get(line.section_id) ?? 0) + line.quantity);
         units += line.quantity;
       }
-      for (const [sectionId, quantity] of bySection) q.stockUp.run(quantity, hold.show_id, sectionId);
+      for (const [sectionId, quantity] of bySection) {
+        const after = q.stockUp.get(quantity, hold.show_id, sectionId) as records.StockRow;
+        const given = unitsBySection.get(sectionId);
+        // One change per section, with the section's stock as stored after it (its one bucket).
+        if (given !== undefined) stock.push({ sectionId, delta: given, buckets: [records.toBucket(after)] });
+      }
       if (units > 0) q.unitsDown.run(units, hold.user_id, hold.show_id);
       return { showId: hold.show_id, seats, stock };
     },
@@ -116,11 +122,13 @@ export function sqliteShared(db: Db, shows: ShowCache): Shared {
           const sold = q.sellFreeSeat.get(hold.hold_id, hold.show_id, line.seat_id) as { version: number } | undefined;
           if (sold === undefined) return false;
           seats.push({ seatId: line.seat_id, status: 'SOLD', holdId: hold.hold_id, version: sold.version });
-        } else if (counted(hold.show_id, line.section_id)) {
-          stock.push({ sectionId: line.section_id, delta: -line.quantity, sold: line.quantity });
+        }
+        const after = q.stockDown.get(line.quantity, hold.show_id, line.section_id, line.quantity) as records.StockRow | undefined;
+        if (after === undefined) return false;
+        if (line.seat_id === null && counted(hold.show_id, line.section_id)) {
+          stock.push({ sectionId: line.section_id, delta: -line.quantity, sold: line.quantity, buckets: [records.toBucket(after)] });
           q.soldUp.run(line.quantity, hold.show_id, line.section_id);
         }
-        if (q.stockDown.run(line.quantity, hold.show_id, line.section_id, line.quantity).changes !== 1) return false;
         units += line.quantity;
       }
       if (units > 0) q.unitsUp.run(hold.user_id, hold.show_id, units);

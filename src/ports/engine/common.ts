@@ -52,10 +52,29 @@ export interface SeatChange {
   readonly version: number;
 }
 
+/**
+ * One stock bucket of a counted section as stored after a change (absolute, not a delta). Its
+ * version is a stored counter raised by one by every change of its `available`, so a reader can
+ * keep the newest state of each bucket whatever order changes reach it in (as seats do), and the
+ * sum of a section's bucket versions is a version of its stock that every process agrees on.
+ * PostgreSQL splits a section into a few buckets (stock_buckets); SQLite has one, bucket 0.
+ */
+export interface BucketState {
+  readonly bucket: number;
+  readonly available: number;
+  readonly version: number;
+}
+
 /** Counted stock of a section that an operation moved: -n taken, +n given back. */
 export interface StockChange {
   readonly sectionId: string;
   readonly delta: number;
+  /**
+   * The buckets the operation moved, as they are after the change (their `available` add up to
+   * `delta` moved). The read model applies these, not the delta, so a change it already has (in a
+   * snapshot, or arriving twice) is never counted again. Absent from a sale (`sold` only).
+   */
+  readonly buckets?: readonly BucketState[];
   /**
    * Units of this counted section that became sold in the operation (a sale, on time or late): the
    * stored sold counter went up by this much. Absent or 0 otherwise. The organizer's figures of a

@@ -1,5 +1,5 @@
 import type { Seat, SectionKind, SellBy, Show, ShowDetails } from '../../domain/index.js';
-import type { Page, Stale } from './common.js';
+import type { BucketState, Page, Stale } from './common.js';
 
 export interface CreateShowInput {
   /**
@@ -29,6 +29,8 @@ export interface SectionAvailability {
    * the buckets'). Sections sold by seat: 0 (their seats carry SOLD).
    */
   readonly sold: number;
+  /** Counted sections: every bucket of the stock, as stored now (see BucketState). Absent otherwise. */
+  readonly buckets?: readonly BucketState[];
 }
 
 /**

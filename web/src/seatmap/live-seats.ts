@@ -45,7 +45,7 @@ export function backoffDelay(attempt: number, random: () => number = Math.random
 /**
  * A show's seat statuses and counted stock kept current by the server's event stream (no polling).
  * The map is fetched once (compact form), then each batch is applied when it continues from our
- * version; a gap, a `reload` or a server restart (new epoch) fetches the map again. When the
+ * version; a gap, a `reload` or a new epoch (the show made again) fetches the map again. When the
  * browser's EventSource gives up for good (it does on a non-200 answer), we reconnect ourselves
  * with capped exponential backoff and jitter, and fetch the map again once back.
  */
@@ -246,7 +246,7 @@ export class LiveSeats {
 async function fetchMap(showId: string): Promise<{ body: CompactMap; epoch: string }> {
   const response = await fetch(`/api/v1/shows/${encodeURIComponent(showId)}/seats?format=compact`, { headers: { accept: 'application/json' } });
   if (!response.ok) throw new Error(`seat map: ${response.status}`);
-  // ETag is "<epoch>-<version>-c": the epoch tells a restarted server apart.
+  // ETag is "<epoch>-<version>-<digest>-c": the epoch tells a show made again under the same id apart.
   const epoch = (response.headers.get('etag') ?? '').replace(/"/g, '').split('-')[0] ?? '';
   return { body: (await response.json()) as CompactMap, epoch };
 }
