@@ -131,7 +131,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let config: Config;
   try {
     // A server: its pools opened before it listens (the first onsale after a deploy must not open them).
-    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? true, origin }).catch((error: unknown) => {
+    store = await openConfiguredStore(loaded, { warm: options.warmStore ?? (loaded.database.kind === 'postgres' && loaded.database.warm), origin }).catch((error: unknown) => {
       if (loaded.database.kind !== 'postgres' || !isConnectionFailure(error)) throw error;
       throw new DependencyUnreachableError(`cannot reach ${describeStore(loaded.database)} (TICKETRUSH_DATABASE_URL): ${(error as Error).message}`, { cause: error });
     });

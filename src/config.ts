@@ -98,6 +98,12 @@ export type DatabaseConfig =
     readonly lockTimeoutMs: number;
     readonly statementTimeoutMs: number;
     readonly retriesMax: number;
+    /**
+     * Open every connection of both pools before listening and keep them (TICKETRUSH_DATABASE_WARM,
+     * on by default: the first onsale after a deploy must not open them). Off: connections open on
+     * demand and close when idle (many small processes sharing one PostgreSQL, e.g. a test run).
+     */
+    readonly warm: boolean;
   };
 
 /** At most `events` per key in a fixed window of `windowSeconds`. */
@@ -245,6 +251,7 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
     lockTimeoutMs: int(env, 'TICKETRUSH_DATABASE_LOCK_TIMEOUT_MS', 500, 10, 60_000),
     statementTimeoutMs: int(env, 'TICKETRUSH_DATABASE_STATEMENT_TIMEOUT_MS', 5_000, 100, 600_000),
     retriesMax: int(env, 'TICKETRUSH_DATABASE_RETRIES_MAX', 3, 0, 20),
+    warm: oneOf(env, 'TICKETRUSH_DATABASE_WARM', 'on', ['on', 'off']) === 'on',
   });
 }
 

@@ -22,7 +22,9 @@ export async function startChildServer(
   const out = openSync(logFile, 'w');
   // TICKETRUSH_TEST_SERVER_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof") profiles the server of a load test.
   const nodeArgs = (process.env.TICKETRUSH_TEST_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-  const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', out, 'inherit'] });
+  // Child servers share the test run's PostgreSQL (100 connections): their pools open on demand
+  // unless a test asks for warm ones (TICKETRUSH_DATABASE_WARM=on in its env).
+  const child = spawn(process.execPath, [...nodeArgs, ...args], { env: { TICKETRUSH_DATABASE_WARM: 'off', ...env }, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
   let exited: number | null = null;
   child.once('exit', (code) => {
