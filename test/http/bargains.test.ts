@@ -160,6 +160,44 @@ async function press(b: HttpBuyer, bargainOrderId: string): Promise<HttpReply> {
   }
 }
 
+describe('exports of campaigns', () => {
+  it("bargains/{id}/orders.csv lists the bargain orders; flash-sales/{id}/orders.csv the sale's orders; buyers get 403, unknown ids 404", async () => {
+    const bargainId = await createBargain({ minCuts: 1 });
+    const alice = await new ApiClient(t.node.app).signUp(`-bargain${++seq}`);
+    const boId = (await start(alice, bargainId)).body.bargainOrderId as string;
+    await cut(await user(), boId);
+    const placed = await order(alice, boId);
+    const idle = await user();
+    await start(idle, bargainId);
+    const csv = await admin.request('GET', `/api/v1/admin/bargains/${bargainId}/orders.csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.headers['content-type']).toContain('text/csv');
+    const text = csv.body as string;
+    expect(text.startsWith('\uFEFF')).toBe(true);
+    const rows = text.slice(1).trimEnd().split('\r\n');
+    expect(rows[0]).toBe('bargainOrderId,username,currentPriceCents,cuts,orderId,orderStatus,createdAt');
+    expect(rows).toHaveLength(3);
+    // A name a spreadsheet would run as a formula is escaped.
+    expect(rows[1]).toMatch(new RegExp(`^${boId},'-bargain\\d+,\\d+,1,${placed.body.orderId},PENDING_PAY,`));
+    expect(rows[2]).toMatch(/,0,,,/);
+    expect((await alice.request('GET', `/api/v1/admin/bargains/${bargainId}/orders.csv`)).status).toBe(403);
+    expect((await admin.request('GET', '/api/v1/admin/bargains/brg_nope/orders.csv')).status).toBe(404);
+
+    const sale = await admin.request('POST', '/api/v1/admin/flash-sales', {
+      title: 'Export sale', saleStartsAt: iso(Date.now() - minute), saleEndsAt: iso(Date.now() + 60 * minute), maxPerUser: 2,
+      items: [{ itemId: 'TEA', name: 'Tea', priceCents: 100, originalPriceCents: 200, stock: 5 }],
+    });
+    const saleId = sale.body.flashSaleId as string;
+    const bought = await alice.request('POST', `/api/v1/flash-sales/${saleId}/orders`, { itemId: 'TEA', quantity: 2 }, { 'x-idempotency-key': `fx${++seq}` });
+    const saleCsv = (await admin.request('GET', `/api/v1/admin/flash-sales/${saleId}/orders.csv`)).body as string;
+    const saleRows = saleCsv.slice(1).trimEnd().split('\r\n');
+    expect(saleRows[0]).toBe('orderId,username,status,amountCents,paymentId,createdAt,updatedAt');
+    expect(saleRows[1]).toMatch(new RegExp(`^${bought.body.orderId},'-bargain\\d+,PENDING_PAY,200,`));
+    expect((await alice.request('GET', `/api/v1/admin/flash-sales/${saleId}/orders.csv`)).status).toBe(403);
+    expect((await admin.request('GET', '/api/v1/admin/flash-sales/fls_nope/orders.csv')).status).toBe(404);
+  });
+});
+
 describe('bargain rush over real sockets', () => {
   it('200 helpers cutting one bargain at once (each twice): never below the floor, one cut per helper, the sum of cuts equals original minus current', async () => {
     const bargainId = await createBargain({ original: 100_000, floor: 60_000, cutMin: 100, cutMax: 500, minCuts: 10 });

@@ -131,6 +131,8 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/code-pools/{poolId}', url: () => `/api/v1/code-pools/${poolId}`, expect: 'busy' },
     { method: 'GET', path: '/api/v1/me/codes', url: () => '/api/v1/me/codes', expect: 'busy' },
     { method: 'GET', path: '/api/v1/admin/code-pools/{poolId}/winners.csv', url: () => `/api/v1/admin/code-pools/${poolId}/winners.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/flash-sales/{flashSaleId}/orders.csv', url: () => `/api/v1/admin/flash-sales/${flashSaleId}/orders.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/bargains/{bargainId}/orders.csv', url: () => `/api/v1/admin/bargains/${bargainId}/orders.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/orders.csv', url: () => `/api/v1/admin/shows/${showId}/orders.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/tickets.csv', url: () => `/api/v1/admin/shows/${showId}/tickets.csv`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', body: () => ({ url: 'http://127.0.0.1:9/other', events: ['order.paid'] }), expect: 'busy', as: 'admin' },
