@@ -98,7 +98,21 @@ export function activitySources(ctx: AppContext): ActivitySource[] {
     // Taking part in a bargain is starting one (seed 001 砍价 2).
     participated: async (userId, activityId) => (await ctx.store.getBargainOrderOf(activityId, userId)) !== null,
   };
-  return [flashSales, bargains, shows];
+  const codePools: ActivitySource = {
+    kind: 'CODE_POOL',
+    list: (limit, now, withHidden) => ctx.store.listCodePoolActivities(limit, now, withHidden),
+    async detail(activityId) {
+      const pool = await ctx.store.getCodePool(activityId);
+      if (pool === null) return null;
+      const summary: ActivitySummary = {
+        activityId, kind: 'CODE_POOL', title: pool.title, imageUrl: pool.imageUrl, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, offline: false,
+      };
+      return { ...activityView(summary, ctx.clock.now()), description: pool.description };
+    },
+    // Taking part in a code pool is holding one of its codes (seed 004).
+    participated: async (userId, activityId) => (await ctx.store.codeOfUser(activityId, userId)) !== null,
+  };
+  return [flashSales, bargains, codePools, shows];
 }
 
 export interface ActivityQuery {

@@ -160,6 +160,24 @@ async function press(b: HttpBuyer, bargainOrderId: string): Promise<HttpReply> {
   }
 }
 
+describe('code pools in the activity catalog', () => {
+  it('lists a code pool as kind CODE_POOL in the catalog order, details it, and says who took part (holds a code)', async () => {
+    const now = Date.now();
+    const created = await admin.request('POST', '/api/v1/admin/code-pools', { title: `Codes ${++seq}`, saleStartsAt: iso(now - minute), saleEndsAt: iso(now + 2 * minute) });
+    const poolId = created.body.poolId as string;
+    await admin.request('POST', `/api/v1/admin/code-pools/${poolId}/codes`, { codes: ['C1', 'C2'] });
+    const ended = (await admin.request('POST', '/api/v1/admin/code-pools', { title: `Old codes ${++seq}`, saleStartsAt: iso(now - 10 * minute), saleEndsAt: iso(now + 30 * minute) })).body.poolId as string;
+    const list = (await admin.request('GET', '/api/v1/activities?limit=100')).body.activities as { activityId: string; kind: string; status: string }[];
+    expect(list.find((a) => a.activityId === poolId)).toMatchObject({ kind: 'CODE_POOL', status: 'ON_SALE' });
+    // On sale, closing soonest first: the pool closing in 2 minutes before the one closing in 30.
+    expect(list.findIndex((a) => a.activityId === poolId)).toBeLessThan(list.findIndex((a) => a.activityId === ended));
+    const grabber = await user();
+    expect((await grabber.request('GET', `/api/v1/activities/${poolId}`)).body).toMatchObject({ kind: 'CODE_POOL', participated: false });
+    expect((await grabber.request('POST', `/api/v1/code-pools/${poolId}/grab`)).status).toBe(201);
+    expect((await grabber.request('GET', `/api/v1/activities/${poolId}`)).body).toMatchObject({ kind: 'CODE_POOL', participated: true });
+  });
+});
+
 describe('exports of campaigns', () => {
   it("bargains/{id}/orders.csv lists the bargain orders; flash-sales/{id}/orders.csv the sale's orders; buyers get 403, unknown ids 404", async () => {
     const bargainId = await createBargain({ minCuts: 1 });

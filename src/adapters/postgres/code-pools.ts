@@ -25,6 +25,20 @@ export function pgCodePools(db: PgDb): CodePoolStore {
     return rows[0] === undefined ? null : toGrabbed(rows[0]);
   };
   return {
+    async listCodePoolActivities(limit, now, withHidden) {
+      const { rows } = await db.query<{ pool_id: string; title: string; image_url: string | null; sale_starts_at: string; sale_ends_at: string; offline: boolean }>(
+        `SELECT pool_id, title, image_url, sale_starts_at, sale_ends_at, offline FROM code_pools
+         WHERE $3::boolean OR (NOT offline AND sale_ends_at > $2::bigint)
+         ORDER BY
+           CASE WHEN offline OR $2::bigint >= sale_ends_at THEN 2 WHEN $2::bigint < sale_starts_at THEN 1 ELSE 0 END,
+           CASE WHEN offline OR $2::bigint >= sale_ends_at THEN -sale_ends_at WHEN $2::bigint < sale_starts_at THEN sale_starts_at ELSE sale_ends_at END,
+           pool_id COLLATE "C"
+         LIMIT $1`, [limit, now, withHidden]);
+      return rows.map((r) => ({
+        activityId: r.pool_id, kind: 'CODE_POOL' as const, title: r.title, imageUrl: r.image_url,
+        saleStartsAt: Number(r.sale_starts_at), saleEndsAt: Number(r.sale_ends_at), offline: r.offline,
+      }));
+    },
     async createCodePool(pool: CodePool) {
       const result = await db.tx('createCodePool', (c) => c.query(
         `INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)

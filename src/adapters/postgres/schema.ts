@@ -463,6 +463,8 @@ export const pgMigrations: readonly PgMigration[] = [
     );
     -- One cut per helper and bargain order (seed 001 砍价 3: each friend cuts once).
     CREATE UNIQUE INDEX bargain_cuts_one_per_helper ON bargain_cuts (bargain_order_id, helper_id);
+    -- Code pools in the activity catalog: an organizer's offline switch.
+    ALTER TABLE code_pools ADD COLUMN offline boolean NOT NULL DEFAULT false;
     `,
   },
 ];

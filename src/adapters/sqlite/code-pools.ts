@@ -37,7 +37,17 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
     winnersAfter: db.prepare(`SELECT u.username, c.code, c.grabbed_at FROM pool_codes c JOIN users u ON u.user_id = c.user_id
       WHERE c.pool_id = ? AND c.user_id IS NOT NULL AND (c.grabbed_at, c.code) > (?, ?) ORDER BY c.grabbed_at, c.code LIMIT ?`),
   };
+  const catalog = db.prepare(`SELECT pool_id, title, image_url, sale_starts_at, sale_ends_at, offline FROM code_pools
+    WHERE @hidden = 1 OR (offline = 0 AND sale_ends_at > @now)
+    ORDER BY
+      CASE WHEN offline = 1 OR @now >= sale_ends_at THEN 2 WHEN @now < sale_starts_at THEN 1 ELSE 0 END,
+      CASE WHEN offline = 1 OR @now >= sale_ends_at THEN -sale_ends_at WHEN @now < sale_starts_at THEN sale_starts_at ELSE sale_ends_at END,
+      pool_id
+    LIMIT @limit`);
   return {
+    listCodePoolActivities: async (limit, now, withHidden) =>
+      (catalog.all({ limit, now, hidden: withHidden ? 1 : 0 }) as { pool_id: string; title: string; image_url: string | null; sale_starts_at: number; sale_ends_at: number; offline: 0 | 1 }[])
+        .map((r) => ({ activityId: r.pool_id, kind: 'CODE_POOL' as const, title: r.title, imageUrl: r.image_url, saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, offline: r.offline === 1 })),
     createCodePool: (pool: CodePool) => gc.write('createCodePool', () => {
       q.insertPool.run(pool);
     }),

@@ -375,6 +375,9 @@ export const migrations: readonly Migration[] = [
   -- One cut per helper and bargain order (seed 001 砍价 3: each friend cuts once).
   CREATE UNIQUE INDEX bargain_cuts_one_per_helper ON bargain_cuts (bargain_order_id, helper_id);
   CREATE INDEX bargain_cuts_by_time ON bargain_cuts (bargain_order_id, cut_at);
+  -- Code pools in the activity catalog: listed in its order (the index), and an organizer's offline switch.
+  ALTER TABLE code_pools ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+  CREATE INDEX code_pools_catalog ON code_pools (sale_ends_at, pool_id);
   `,
 ];
 

@@ -1,3 +1,4 @@
+import type { ActivitySummary } from '../../domain/index.js';
 import type { KeysetPosition, Page } from './common.js';
 
 /**
@@ -63,6 +64,8 @@ export interface WinnerRow {
 }
 
 export interface CodePoolStore {
+  /** As listFlashSaleActivities, for code pools (kind CODE_POOL), in the catalog's order (issue 23 item 1). */
+  listCodePoolActivities(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
   /** Inserts the pool (its id is new). */
   createCodePool(pool: CodePool): Promise<void>;
   getCodePool(poolId: string): Promise<CodePoolView | null>;
