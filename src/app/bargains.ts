@@ -132,6 +132,10 @@ export interface BargainOrderView {
   orderId: string | null;
   shareUrl: string;
   saleEndsAt: string;
+  /** Whether the signed-in caller started it (null when anonymous): the page offers "order" or "cut". */
+  mine: boolean | null;
+  /** Whether the signed-in caller has cut it (null when anonymous). */
+  cutByMe: boolean | null;
   /** Every cut, oldest first (helper, amount, time). */
   cutList: { helperId: string; helperName: string; amountCents: number; cutAt: string }[];
 }
@@ -143,7 +147,7 @@ function statusOf(b: BargainOrder, bargain: Bargain, now: number): BargainOrderS
   return bargainReady(b, bargain.record) ? 'READY' : 'CUTTING';
 }
 
-export async function getBargainOrder(ctx: AppContext, bargainOrderId: string): Promise<BargainOrderView> {
+export async function getBargainOrder(ctx: AppContext, bargainOrderId: string, viewerUserId: string | null = null): Promise<BargainOrderView> {
   const b = await ctx.store.getBargainOrder(bargainOrderId);
   const bargain = b === null ? null : await ctx.store.getBargain(b.bargainId);
   if (b === null || bargain === null) throw new AppError('BARGAIN_ORDER_NOT_FOUND', 'no such bargain order');
@@ -153,6 +157,8 @@ export async function getBargainOrder(ctx: AppContext, bargainOrderId: string): 
     currency: bargain.show.currency ?? ctx.policy.currency, originalPriceCents: bargain.record.originalPriceCents, floorPriceCents: bargain.record.floorPriceCents,
     currentPriceCents: b.currentPriceCents, minCuts: bargain.record.minCuts, cuts: b.cuts, status: statusOf(b, bargain, ctx.clock.now()), orderId: b.orderId,
     shareUrl: shareUrlOf(bargainOrderId), saleEndsAt: iso(bargain.show.saleEndsAt),
+    mine: viewerUserId === null ? null : viewerUserId === b.userId,
+    cutByMe: viewerUserId === null ? null : cuts.some((c) => c.helperId === viewerUserId),
     cutList: cuts.map((c) => ({ helperId: c.helperId, helperName: c.helperName, amountCents: c.amountCents, cutAt: iso(c.cutAt) })),
   };
 }

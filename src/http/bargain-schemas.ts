@@ -83,6 +83,8 @@ export const BargainOrderResponse = Type.Object({
   orderId: Type.Union([Type.String(), Type.Null()]),
   shareUrl: Type.String(),
   saleEndsAt: Type.String(),
+  mine: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the caller (bearer token) started it; null when anonymous' }),
+  cutByMe: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the caller has cut it; null when anonymous' }),
   cutList: Type.Array(Type.Object({ helperId: Type.String(), helperName: Type.String(), amountCents: Type.Integer(), cutAt: Type.String() }), {
     maxItems: bargainLimits.cutsListedMax, description: 'Every cut, oldest first',
   }),

@@ -60,11 +60,15 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   app.get('/bargain-orders/:bargainOrderId', {
     schema: {
       tags: ['catalog'],
-      summary: 'A bargain order: its price, progress to the floor and every cut (helper, amount, time)',
+      summary: 'A bargain order: its price, progress to the floor and every cut (helper, amount, time); with a bearer token, whether it is yours and whether you cut it',
       params: BargainOrderParams,
       response: { 200: BargainOrderResponse, ...errorResponses(400, 404, 503) },
     },
-  }, async (request) => getBargainOrder(ctx, request.params.bargainOrderId));
+  }, async (request) => {
+    // Anonymous callers are welcome (the share page): a token only adds `mine` and `cutByMe`.
+    const viewer = tokens.principal(request.headers.authorization);
+    return getBargainOrder(ctx, request.params.bargainOrderId, viewer?.userId ?? null);
+  });
 
   app.post('/bargain-orders/:bargainOrderId/cuts', {
     onRequest: guard(tokens),
