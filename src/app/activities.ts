@@ -2,6 +2,7 @@ import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { bargainView, changeBargain, type BargainView } from './bargains.js';
+import { changeCodePool } from './code-pool-changes.js';
 import { changeFlashSale, flashSaleView, type FlashSaleView } from './flash-sales.js';
 import { editShow } from './show-edit.js';
 import { iso } from './views.js';
@@ -105,7 +106,7 @@ export function activitySources(ctx: AppContext): ActivitySource[] {
       const pool = await ctx.store.getCodePool(activityId);
       if (pool === null) return null;
       const summary: ActivitySummary = {
-        activityId, kind: 'CODE_POOL', title: pool.title, imageUrl: pool.imageUrl, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, offline: false,
+        activityId, kind: 'CODE_POOL', title: pool.title, imageUrl: pool.imageUrl, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, offline: pool.offline,
       };
       return { ...activityView(summary, ctx.clock.now()), description: pool.description };
     },
@@ -155,6 +156,8 @@ export async function changeActivity(ctx: AppContext, activityId: string, change
     await changeFlashSale(ctx, activityId, change);
   } else if ((await ctx.store.getBargain(activityId)) !== null) {
     await changeBargain(ctx, activityId, change);
+  } else if ((await ctx.store.getCodePool(activityId)) !== null) {
+    await changeCodePool(ctx, activityId, change);
   } else {
     if (change.status !== undefined) throw new AppError('CHANGE_NOT_ALLOWED', 'a show cannot be taken offline; end its sale instead', { field: 'status' });
     const edit: ShowEdit = {

@@ -175,6 +175,20 @@ describe('code pools in the activity catalog', () => {
     expect((await grabber.request('GET', `/api/v1/activities/${poolId}`)).body).toMatchObject({ kind: 'CODE_POOL', participated: false });
     expect((await grabber.request('POST', `/api/v1/code-pools/${poolId}/grab`)).status).toBe(201);
     expect((await grabber.request('GET', `/api/v1/activities/${poolId}`)).body).toMatchObject({ kind: 'CODE_POOL', participated: true });
+
+    // The organizer takes it offline through the activities route: no grabs (the grab's statement
+    // refuses), the holder still gets their code back, the catalog lists it with the ended ones.
+    const down = await admin.request('PATCH', `/api/v1/admin/activities/${poolId}`, { status: 'OFFLINE', title: 'Codes, paused' });
+    expect(down.body).toMatchObject({ kind: 'CODE_POOL', status: 'OFFLINE', title: 'Codes, paused' });
+    const refused = await (await user()).request('POST', `/api/v1/code-pools/${poolId}/grab`);
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'ACTIVITY_OFFLINE' });
+    expect((await grabber.request('POST', `/api/v1/code-pools/${poolId}/grab`)).status).toBe(200);
+    expect(((await admin.request('GET', '/api/v1/activities?limit=100')).body.activities as { activityId: string }[]).some((a) => a.activityId === poolId)).toBe(false);
+    expect(((await admin.request('GET', '/api/v1/activities?limit=100&include=ended')).body.activities as { activityId: string; status: string }[]).find((a) => a.activityId === poolId)?.status).toBe('OFFLINE');
+    expect((await admin.request('PATCH', `/api/v1/admin/activities/${poolId}`, { status: 'ON_SALE' })).body.status).toBe('ON_SALE');
+    expect((await (await user()).request('POST', `/api/v1/code-pools/${poolId}/grab`)).status).toBe(201);
+    const bad = await admin.request('PATCH', `/api/v1/admin/activities/${poolId}`, { saleEndsAt: iso(now - 2 * minute) });
+    expect({ status: bad.status, code: bad.body.code }).toEqual({ status: 422, code: 'INVALID_FLASH_SALE' });
   });
 });
 

@@ -465,6 +465,8 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE UNIQUE INDEX bargain_cuts_one_per_helper ON bargain_cuts (bargain_order_id, helper_id);
     -- Code pools in the activity catalog: an organizer's offline switch.
     ALTER TABLE code_pools ADD COLUMN offline boolean NOT NULL DEFAULT false;
+    -- Organizers' changes are compare-and-set on it (no lost update).
+    ALTER TABLE code_pools ADD COLUMN version integer NOT NULL DEFAULT 0;
     `,
   },
 ];

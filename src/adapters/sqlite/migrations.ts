@@ -377,6 +377,8 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX bargain_cuts_by_time ON bargain_cuts (bargain_order_id, cut_at);
   -- Code pools in the activity catalog: listed in its order (the index), and an organizer's offline switch.
   ALTER TABLE code_pools ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+  -- Organizers' changes are compare-and-set on it (no lost update).
+  ALTER TABLE code_pools ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX code_pools_catalog ON code_pools (sale_ends_at, pool_id);
   `,
 ];
