@@ -106,6 +106,9 @@ describe.skipIf(!hasChromium)('web front end: bargains (seed 001 砍价)', () =>
     await card.getByTestId('campaign-notice').getByText('Saved.').waitFor();
     await card.getByTestId('toggle-offline').click();
     await card.getByTestId('campaign-status').getByText('Offline').waitFor();
+    await noSeriousA11yViolations(page, 'campaigns with a bargain');
+    const [download] = await Promise.all([page.waitForEvent('download'), card.getByTestId('download-orders').click()]);
+    expect(download.suggestedFilename()).toBe(`bargain-${bargainId}-orders.csv`);
     const detail = await admin.request('GET', `/api/v1/activities/${bargainId}`);
     expect(detail.body).toMatchObject({ kind: 'BARGAIN', title: 'Organizer bargain, renamed', status: 'OFFLINE' });
     await context.close();

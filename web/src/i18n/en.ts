@@ -345,6 +345,8 @@ export const en = {
   importResult: '{imported} imported, {duplicates} duplicates, {rejected} rejected',
   exports: 'Exports',
   downloadWinners: 'Download winners (CSV)',
+  downloadSaleOrders: 'Download the orders of {title} (CSV)',
+  downloadBargainOrders: 'Download the bargain orders of {title} (CSV)',
   downloadOrders: 'Download orders (CSV)',
   downloadTickets: 'Download tickets (CSV)',
   errorSOLD_OUT: 'Sold out: nothing is left.',

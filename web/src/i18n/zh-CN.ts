@@ -338,6 +338,8 @@ export const zhCN: Record<MessageKey, string> = {
   importResult: '导入 {imported} 个，重复 {duplicates} 个，拒绝 {rejected} 个',
   exports: '导出',
   downloadWinners: '下载中签名单（CSV）',
+  downloadSaleOrders: '下载「{title}」的订单（CSV）',
+  downloadBargainOrders: '下载「{title}」的砍价记录（CSV）',
   downloadOrders: '下载订单（CSV）',
   downloadTickets: '下载门票（CSV）',
   errorSOLD_OUT: '已抢光，没有剩余。',

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { activityHref, api, type Activity } from '../api';
+import { CsvDownload } from '../CsvDownload';
 import { errorText } from '../errors';
 import { dateTime, timeZoneName } from '../format';
 import { useLoad } from '../hooks';
@@ -70,6 +71,11 @@ function CampaignCard({ activity, onChange }: { activity: Activity; onChange(): 
         <button type="button" disabled={busy} data-testid="toggle-offline" onClick={() => void change({ status: offline ? 'ON_SALE' : 'OFFLINE' })}>
           {offline ? t('putBackOnSale', { title: activity.title }) : t('takeOffline', { title: activity.title })}
         </button>
+      </p>
+      <p>
+        {activity.kind === 'BARGAIN'
+          ? <CsvDownload path={`/admin/bargains/${encodeURIComponent(activity.activityId)}/orders.csv`} filename={`bargain-${activity.activityId}-orders.csv`} label={t('downloadBargainOrders', { title: activity.title })} testId="download-orders" />
+          : <CsvDownload path={`/admin/flash-sales/${encodeURIComponent(activity.activityId)}/orders.csv`} filename={`flash-sale-${activity.activityId}-orders.csv`} label={t('downloadSaleOrders', { title: activity.title })} testId="download-orders" />}
       </p>
       {notice !== null && <p class="notice" role="status" data-testid="campaign-notice">{notice}</p>}
     </li>
