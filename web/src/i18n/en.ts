@@ -421,7 +421,7 @@ export const en = {
   bargainReady: 'Ready: you can order at this price.',
   bargainOrdered: 'Ordered at this price.',
   bargainLapsed: 'This bargain has ended.',
-  bargainCutting: 'Keep sharing: {n} more cuts needed (or reach the floor).',
+  bargainCutting: 'Keep sharing: {n, plural, one {# more cut} other {# more cuts}} needed, or reach the floor.',
   bargainYouCut: 'You cut {amount} off the price. Thank you!',
   bargainJoinToCut: 'Create an account here to help your friend cut the price.',
   bargainShareLink: 'Share this link with friends',

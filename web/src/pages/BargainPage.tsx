@@ -106,7 +106,7 @@ export function BargainOrderPage({ bargainOrderId }: { bargainOrderId: string })
       <h2>{o.goods}</h2>
       <p>
         <strong data-testid="bargain-price">{money(o.currentPriceCents, o.currency)}</strong>{' '}
-        <s class="muted">{t('originalPrice', { price: money(o.originalPriceCents, o.currency) })}</s>
+        {o.currentPriceCents < o.originalPriceCents && <s class="muted">{t('originalPrice', { price: money(o.originalPriceCents, o.currency) })}</s>}
       </p>
       <label for="bargain-progress">{t('bargainProgress', { floor: money(o.floorPriceCents, o.currency) })}</label>
       <progress id="bargain-progress" max={total} value={done} data-testid="bargain-progress">{Math.round((done / total) * 100)}%</progress>
@@ -116,7 +116,6 @@ export function BargainOrderPage({ bargainOrderId }: { bargainOrderId: string })
         <div data-testid="join-to-cut">
           <p>{t('bargainJoinToCut')}</p>
           <AuthPage mode="signup" back={path.value} />
-          <p><a href={signInHref()}>{t('haveAccount')}</a></p>
         </div>
       ) : o.mine === true ? (
         <div>
