@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { auditSourceOf, startTestNode, type TestNode } from '../support/backend.js';
 import { crowd } from '../support/crowd.js';
 import type { HttpBuyer, HttpReply } from '../support/http-buyer.js';
 import { postCallback } from '../support/payments.js';
+import { expectSettledAndConsistent } from '../support/invariants.js';
 import { eventually } from '../support/wait.js';
 
 let t: TestNode & { baseUrl: string };
@@ -253,5 +254,34 @@ describe('bargain rush over real sockets', () => {
     expect([...codes.keys()].filter((k) => !k.startsWith('201')).every((k) => k === '409 ALREADY_CUT' || k === '409 FLOOR_REACHED')).toBe(true);
     expect(won.length).toBeLessThanOrEqual(200);
     console.log(`bargain rush: ${JSON.stringify(Object.fromEntries(codes))}, price ${seen.body.currentPriceCents}`);
+  }, 120_000);
+
+  it('30 ready bargain orders ordering 10 units at once: exactly 10 orders, the rest SOLD_OUT; paid ones ticketed, and the auditor finds the books consistent', async () => {
+    const bargainId = await createBargain({ stock: 10, minCuts: 1, cutMin: 100, cutMax: 100 });
+    const buyers = await crowd(t, 30, `ord${++seq}_`);
+    const [helper] = await crowd(t, 1, `ordh${++seq}_`);
+    const ids: string[] = [];
+    for (const b of buyers) {
+      const started = await b.call('POST', `/api/v1/bargains/${bargainId}/start`);
+      ids.push(started.body.bargainOrderId as string);
+      expect((await helper!.call('POST', `/api/v1/bargain-orders/${started.body.bargainOrderId}/cuts`)).status).toBe(201);
+    }
+    const replies = await Promise.all(buyers.map(async (b, i) => {
+      for (let attempt = 0; ; attempt++) {
+        const reply = await b.call('POST', `/api/v1/bargain-orders/${ids[i]}/order`, undefined, { 'x-idempotency-key': `bo-${i}` });
+        if (reply.status !== 503 || attempt >= 20) return reply;
+        await new Promise((resolve) => setTimeout(resolve, 50 + Math.random() * 200));
+      }
+    }));
+    const won = replies.filter((r) => r.status === 201);
+    expect(won).toHaveLength(10);
+    for (const r of replies.filter((x) => x.status !== 201)) expect({ status: r.status, code: r.body.code }).toEqual({ status: 409, code: 'SOLD_OUT' });
+    for (const r of won) expect(r.body).toMatchObject({ kind: 'BARGAIN', amountCents: 9_900 });
+    // Half of the winners pay; the others' orders stay unpaid (their holds live on).
+    for (const r of won.slice(0, 5)) {
+      await postCallback(t.node.app, t.node.config.secrets.payment, { paymentId: r.body.paymentId, orderId: r.body.orderId, status: 'SUCCEEDED', amountCents: 9_900 });
+    }
+    await expectSettledAndConsistent(auditSourceOf(t), bargainId, 0);
+    expect((await admin.request('GET', `/api/v1/bargains/${bargainId}`)).body).toMatchObject({ available: 0 });
   }, 120_000);
 });
