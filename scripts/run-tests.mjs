@@ -40,7 +40,7 @@ const bookingSuites = [
     'flash-sales',
     'bargains',
   ].map((name) => `test/http/${name}.test.ts`),
-  'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
+  'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
   // The Redis gate over PostgreSQL (skipped, saying so, when no Redis answers).
   'test/gate',

@@ -16,6 +16,7 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
+import { pgSweeps } from './sweeps.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
@@ -84,6 +85,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgFlashSales(lanes, shows, origin),
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
+    ...pgSweeps(lanes.checkout),
     pools,
     lanes,
     async ping() {
