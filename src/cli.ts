@@ -141,15 +141,22 @@ importCommand
   });
 
 const exportCommand = program.command('export').description('Write sale results as CSV (UTF-8 with BOM, RFC 4180), the same files the admin routes serve');
-for (const [kind, what, option] of [['orders', "a show's orders", 'show'], ['tickets', "a show's tickets", 'show'], ['winners', "a code pool's winners", 'pool']] as const) {
+const exportKinds = [
+  ['orders', "a show's orders", 'show', 'the show'],
+  ['tickets', "a show's tickets", 'show', 'the show'],
+  ['winners', "a code pool's winners", 'pool', 'the code pool'],
+  ['flash-sale-orders', "a flash sale's orders", 'flash-sale', 'the flash sale'],
+  ['bargain-orders', "a bargain's bargain orders", 'bargain', 'the bargain'],
+] as const;
+for (const [kind, what, option, named] of exportKinds) {
   exportCommand
     .command(kind)
     .description(`Export ${what}`)
-    .requiredOption(`--${option} <id>`, option === 'show' ? 'the show' : 'the code pool')
+    .requiredOption(`--${option} <id>`, named)
     .option('--out <file>', 'where to write (default: the export\'s own file name, here)')
-    .action(async (options: { show?: string; pool?: string; out?: string }) => {
+    .action(async (options: { show?: string; pool?: string; flashSale?: string; bargain?: string; out?: string }) => {
       const { exportToFile } = await import('./data-commands.js');
-      await exportToFile(kind, (options.show ?? options.pool) as string, options.out);
+      await exportToFile(kind, (options.show ?? options.pool ?? options.flashSale ?? options.bargain) as string, options.out);
     });
 }
 

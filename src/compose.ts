@@ -203,6 +203,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     store: feedingReadModel(store, seatMaps),
     clock,
     ids: randomIds,
+    // A bargain's cut is money: drawn from the CSPRNG, like the ids (randomInt's range is below 2^48).
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),

@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import cliProgress from 'cli-progress';
 import { codesCsvParser, codesOfCsv } from './app/code-csv.js';
 import { importCodes, type ImportCounts } from './app/code-pools.js';
-import { exportOrders, exportTickets, exportWinners, type CsvExport } from './app/exports.js';
+import { exportBargainOrders, exportFlashSaleOrders, exportOrders, exportTickets, exportWinners, type CsvExport } from './app/exports.js';
 import { openConfiguredStore, toolRuntime } from './compose-store.js';
 import { loadConfig } from './config.js';
 import type { Store } from './ports/engine/index.js';
@@ -57,7 +57,7 @@ export async function importCodesFromFile(poolId: string, file: string): Promise
   return counts;
 }
 
-export type ExportKind = 'orders' | 'tickets' | 'winners';
+export type ExportKind = 'orders' | 'tickets' | 'winners' | 'flash-sale-orders' | 'bargain-orders';
 
 /** Writes an export to `out` (default: its own file name in the working directory); answers the path and rows. */
 export async function exportToFile(kind: ExportKind, id: string, out?: string): Promise<{ file: string; rows: number }> {
@@ -70,7 +70,11 @@ export async function exportToFile(kind: ExportKind, id: string, out?: string): 
       progress?.update(written);
     };
     const ctx = { store };
-    const csv: CsvExport = kind === 'orders' ? await exportOrders(ctx, id, onRows) : kind === 'tickets' ? await exportTickets(ctx, id, onRows) : await exportWinners(ctx, id, onRows);
+    const csv: CsvExport = kind === 'orders' ? await exportOrders(ctx, id, onRows)
+      : kind === 'tickets' ? await exportTickets(ctx, id, onRows)
+        : kind === 'flash-sale-orders' ? await exportFlashSaleOrders(ctx, id, onRows)
+          : kind === 'bargain-orders' ? await exportBargainOrders(ctx, id, onRows)
+            : await exportWinners(ctx, id, onRows);
     const file = out ?? csv.filename;
     await pipeline(Readable.from(csv.chunks), createWriteStream(file));
     progress?.stop();

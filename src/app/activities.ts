@@ -1,6 +1,8 @@
 import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type ActivitySummary, type ActivityTiming, type CampaignChange, type ShowEdit } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
+import { bargainView, changeBargain, type BargainView } from './bargains.js';
+import { changeCodePool } from './code-pool-changes.js';
 import { changeFlashSale, flashSaleView, type FlashSaleView } from './flash-sales.js';
 import { editShow } from './show-edit.js';
 import { iso } from './views.js';
@@ -34,6 +36,8 @@ export type ActivityDetail = ActivityView & {
   description: string;
   /** The kind's own detail: a flash sale's items, a show's sections (see GET /shows/{showId}). */
   flashSale?: FlashSaleView;
+  /** A bargain's rules, goods and stock. */
+  bargain?: BargainView;
 };
 
 /** The most rows a page of the catalog may skip (each source reads offset + limit rows). */
@@ -57,7 +61,8 @@ export function activitySources(ctx: AppContext): ActivitySource[] {
     },
     async detail(activityId) {
       const show = await ctx.store.getShow(activityId);
-      if (show === null || (await ctx.store.getFlashSale(activityId)) !== null) return null;
+      // A campaign's show carries its stock: the campaign's own source details it.
+      if (show === null || show.campaign !== undefined || (await ctx.store.getFlashSale(activityId)) !== null) return null;
       const summary: ActivitySummary = { activityId, kind: 'SHOW', title: show.title, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: false };
       return { ...activityView(summary, ctx.clock.now()), description: show.description };
     },
@@ -78,7 +83,37 @@ export function activitySources(ctx: AppContext): ActivitySource[] {
     },
     participated: (userId, activityId) => ctx.store.hasOrderOfActivity(userId, activityId),
   };
-  return [flashSales, shows];
+  const bargains: ActivitySource = {
+    kind: 'BARGAIN',
+    list: (limit, now, withHidden) => ctx.store.listBargainActivities(limit, now, withHidden),
+    async detail(activityId) {
+      const bargain = await ctx.store.getBargain(activityId);
+      if (bargain === null) return null;
+      const view = await bargainView(ctx, bargain);
+      const summary: ActivitySummary = {
+        activityId, kind: 'BARGAIN', title: bargain.show.title, imageUrl: bargain.show.imageUrl,
+        saleStartsAt: bargain.show.saleStartsAt, saleEndsAt: bargain.show.saleEndsAt, offline: bargain.record.offline,
+      };
+      return { ...activityView(summary, ctx.clock.now()), description: bargain.show.description, bargain: view };
+    },
+    // Taking part in a bargain is starting one (seed 001 砍价 2).
+    participated: async (userId, activityId) => (await ctx.store.getBargainOrderOf(activityId, userId)) !== null,
+  };
+  const codePools: ActivitySource = {
+    kind: 'CODE_POOL',
+    list: (limit, now, withHidden) => ctx.store.listCodePoolActivities(limit, now, withHidden),
+    async detail(activityId) {
+      const pool = await ctx.store.getCodePool(activityId);
+      if (pool === null) return null;
+      const summary: ActivitySummary = {
+        activityId, kind: 'CODE_POOL', title: pool.title, imageUrl: pool.imageUrl, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, offline: pool.offline,
+      };
+      return { ...activityView(summary, ctx.clock.now()), description: pool.description };
+    },
+    // Taking part in a code pool is holding one of its codes (seed 004).
+    participated: async (userId, activityId) => (await ctx.store.codeOfUser(activityId, userId)) !== null,
+  };
+  return [flashSales, bargains, codePools, shows];
 }
 
 export interface ActivityQuery {
@@ -119,6 +154,10 @@ export async function getActivity(ctx: AppContext, activityId: string, viewerUse
 export async function changeActivity(ctx: AppContext, activityId: string, change: CampaignChange): Promise<ActivityDetail> {
   if ((await ctx.store.getFlashSale(activityId)) !== null) {
     await changeFlashSale(ctx, activityId, change);
+  } else if ((await ctx.store.getBargain(activityId)) !== null) {
+    await changeBargain(ctx, activityId, change);
+  } else if ((await ctx.store.getCodePool(activityId)) !== null) {
+    await changeCodePool(ctx, activityId, change);
   } else {
     if (change.status !== undefined) throw new AppError('CHANGE_NOT_ALLOWED', 'a show cannot be taken offline; end its sale instead', { field: 'status' });
     const edit: ShowEdit = {

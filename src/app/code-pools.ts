@@ -61,6 +61,11 @@ const poolCaches = new WeakMap<CodePoolContext, Map<string, CodePool>>();
 /** What creating, importing and grabbing need: the store, the clock and ids (the CLI builds no more). */
 export type CodePoolContext = Pick<AppContext, 'store' | 'clock' | 'ids'>;
 
+/** Drops a pool from this process's cache after an organizer's change (the next grab reads it again). */
+export function forgetPool(ctx: CodePoolContext, poolId: string): void {
+  poolCaches.get(ctx)?.delete(poolId);
+}
+
 async function poolOf(ctx: CodePoolContext, poolId: string): Promise<CodePool> {
   let cache = poolCaches.get(ctx);
   if (cache === undefined) poolCaches.set(ctx, (cache = new Map()));
@@ -107,6 +112,7 @@ export async function grabCode(ctx: CodePoolContext, poolId: string, userId: str
   const outcome = await ctx.store.grabCode({ poolId, userId, now });
   if (outcome.ok) return { fresh: outcome.fresh, grabbed: grabbedView(outcome.grabbed) };
   if (outcome.code === 'SOLD_OUT') throw new AppError('SOLD_OUT', 'every code of this pool has been handed out');
+  if (outcome.code === 'ACTIVITY_OFFLINE') throw new AppError('ACTIVITY_OFFLINE', 'this code pool has been taken offline by its organizer');
   throw new AppError('CODE_POOL_NOT_FOUND', `no code pool ${poolId}`);
 }
 

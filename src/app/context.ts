@@ -35,4 +35,9 @@ export interface AppContext {
   readonly policy: BookingPolicy;
   /** The Redis gate in front of the store's claims (seed 003), when Redis is configured. */
   readonly gate?: GateService;
+  /**
+   * Uniform numbers in [0, 1) for the draws the rules make (a bargain's random cut). Injected like
+   * the clock so tests can seed it; compose.ts gives a CSPRNG.
+   */
+  readonly random?: () => number;
 }

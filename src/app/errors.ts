@@ -32,6 +32,8 @@ export const appErrorCodes = [
   'ACTIVITY_NOT_FOUND',
   /** The flash sale has no item with that id. */
   'ITEM_NOT_FOUND',
+  /** No bargain order with that id (or, for its order, not the caller's). */
+  'BARGAIN_ORDER_NOT_FOUND',
 ] as const;
 
 /**

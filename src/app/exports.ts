@@ -82,3 +82,27 @@ export async function exportTickets(ctx: ExportContext, showId: string, onRows?:
       (t) => ({ at: t.issuedAt, id: t.ticketId }), onRows),
   };
 }
+
+/** A flash sale's orders (its show carries them): the columns of a show's orders export. */
+export async function exportFlashSaleOrders(ctx: ExportContext, flashSaleId: string, onRows?: RowsWritten): Promise<CsvExport> {
+  if ((await ctx.store.getFlashSale(flashSaleId)) === null) throw new AppError('ACTIVITY_NOT_FOUND', `no flash sale ${flashSaleId}`);
+  return {
+    filename: `flash-sale-${flashSaleId}-orders.csv`,
+    chunks: csvPages(['orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt'],
+      (after) => ctx.store.ordersPage(flashSaleId, after, exportPageSize),
+      (o) => [o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt)],
+      (o) => ({ at: o.createdAt, id: o.orderId }), onRows),
+  };
+}
+
+/** A bargain's bargain orders: who started one, how far friends cut it, and the order it became. */
+export async function exportBargainOrders(ctx: ExportContext, bargainId: string, onRows?: RowsWritten): Promise<CsvExport> {
+  if ((await ctx.store.getBargain(bargainId)) === null) throw new AppError('ACTIVITY_NOT_FOUND', `no bargain ${bargainId}`);
+  return {
+    filename: `bargain-${bargainId}-orders.csv`,
+    chunks: csvPages(['bargainOrderId', 'username', 'currentPriceCents', 'cuts', 'orderId', 'orderStatus', 'createdAt'],
+      (after) => ctx.store.bargainOrdersPage(bargainId, after, exportPageSize),
+      (b) => [b.bargainOrderId, b.username, b.currentPriceCents, b.cuts, b.orderId ?? '', b.orderStatus ?? '', iso(b.createdAt)],
+      (b) => ({ at: b.createdAt, id: b.bargainOrderId }), onRows),
+  };
+}

@@ -179,7 +179,7 @@ async function take(ctx: AppContext, command: FlashOrderCommand): Promise<{ orde
 }
 
 /** No money to take: the order is paid at once through the same settlement, with no provider call. */
-async function settleFree(ctx: AppContext, claim: Parameters<typeof awaitPayment>[1], order: Order): Promise<FlashOrderView> {
+export async function settleFree(ctx: AppContext, claim: Parameters<typeof awaitPayment>[1], order: Order): Promise<FlashOrderView> {
   const paymentId = `free_${order.orderId}`;
   await awaitPayment(ctx, claim, order, paymentId);
   await applyPaymentReport(ctx, { paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: 0 });
@@ -187,7 +187,7 @@ async function settleFree(ctx: AppContext, claim: Parameters<typeof awaitPayment
 }
 
 /** The order as stored now (a replay shows what became of it), with its payment deadline while unpaid. */
-async function current(ctx: AppContext, orderId: string, fallback: OrderView): Promise<FlashOrderView> {
+export async function current(ctx: AppContext, orderId: string, fallback: OrderView): Promise<FlashOrderView> {
   const order = await ctx.store.getOrder(orderId);
   const view = order === null ? fallback : orderView(order);
   let expiresAt: string | null = null;

@@ -40,6 +40,18 @@ export const domainErrorCodes = [
   'INVALID_CAMPAIGN',
   'ACTIVITY_OFFLINE',
   'INVALID_FLASH_SALE',
+  /** A bargain's prices, cut range, stock or sale window break the rules (bargain.ts). */
+  'INVALID_BARGAIN',
+  /** A helper cuts a bargain order once (seed 001 砍价: one row per helper, a unique index). */
+  'ALREADY_CUT',
+  /** The buyer who started a bargain order may not cut it. */
+  'CANNOT_CUT_OWN',
+  /** The price is at the floor: nothing is left to cut. */
+  'FLOOR_REACHED',
+  /** Neither the floor nor the minimum number of cuts has been reached: no order yet. */
+  'BARGAIN_NOT_READY',
+  /** The bargain order has been ordered: its price is settled, no more cuts. */
+  'BARGAIN_CLOSED',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -19,4 +19,5 @@ export * from './show-edit.js';
 export * from './code-pool.js';
 export * from './webhook-rules.js';
 export * from './flash-sale.js';
+export * from './bargain.js';
 export * from './activity.js';

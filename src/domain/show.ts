@@ -86,7 +86,7 @@ export interface Show {
    * Set when the show carries a campaign's stock (issue 23: a flash sale's items are its counted
    * sections): it is sold only through the campaign's own route, never held as a show.
    */
-  readonly campaign?: 'FLASH_SALE';
+  readonly campaign?: 'FLASH_SALE' | 'BARGAIN';
 }
 
 /** A seat as the booking core sees it. `version` increases on every change (optimistic locking). */

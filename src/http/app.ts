@@ -25,6 +25,7 @@ import { liveRoutes } from './routes/live.js';
 import { organizerRoutes } from './routes/organizer.js';
 import { doorRoutes } from './routes/door.js';
 import { codePoolRoutes } from './routes/code-pools.js';
+import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { serveWeb } from './web.js';
@@ -138,6 +139,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(organizerRoutes(deps), { prefix: '/api/v1' });
   await app.register(doorRoutes(deps), { prefix: '/api/v1' });
   await app.register(codePoolRoutes(deps), { prefix: '/api/v1' });
+  await app.register(bargainRoutes(deps), { prefix: '/api/v1' });
   await app.register(exportRoutes(deps), { prefix: '/api/v1' });
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { activityKinds, flashSaleLimits, limits } from '../domain/index.js';
+import { BargainResponse } from './bargain-schemas.js';
 
 /** Request and answer shapes of the activity catalog and flash sales (issue 23). */
 const Instant = Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601 instant' });
@@ -67,6 +68,7 @@ export const ActivityDetailResponse = Type.Object({
   description: Type.String(),
   participated: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the signed-in caller has taken part (an order of it); null when anonymous' }),
   flashSale: Type.Optional(FlashSaleResponse),
+  bargain: Type.Optional(BargainResponse),
 });
 
 export const NewFlashSaleBody = Type.Object({

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openConfiguredStore } from '../../src/compose.js';
+import { createBargain } from '../../src/domain/index.js';
 import { loadConfig } from '../../src/config.js';
 import type { Store } from '../../src/ports/engine/index.js';
 import { createTestDatabase, type TestDatabase } from '../support/backend.js';
@@ -51,5 +52,22 @@ describe('ticketrush import codes / export winners (issue 23 items 3 and 5)', ()
     const missing = cli('import', 'codes', '--pool', 'cpl_none', file);
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('CODE_POOL_NOT_FOUND');
+  }, 120_000);
+
+  it('exports a bargain\'s bargain orders and a flash sale\'s orders (export bargain-orders / flash-sale-orders)', async () => {
+    const now = Date.now();
+    const made = createBargain({ title: 'CLI bargain', goods: '砍价锅', originalPriceCents: 1000, floorPriceCents: 500, cutMinCents: 10, cutMaxCents: 20, minCuts: 1, stock: 3, saleStartsAt: now - 60_000, saleEndsAt: now + 86_400_000 }, 'brg_cli', now);
+    if (!made.ok) throw new Error(made.error.message);
+    await store.createBargain(made.value);
+    await store.insertUser({ userId: 'usr_cli_b', username: '砍价人', passwordHash: 'x', role: 'BUYER', createdAt: now });
+    await store.startBargain({ bargainId: 'brg_cli', userId: 'usr_cli_b', bargainOrderId: 'bgo_cli', now });
+    const exported = cli('export', 'bargain-orders', '--bargain', 'brg_cli');
+    expect(exported.status, exported.stderr).toBe(0);
+    expect(JSON.parse(exported.stdout.trim())).toEqual({ file: 'bargain-brg_cli-orders.csv', rows: 1 });
+    expect(readFileSync(join(dir, 'bargain-brg_cli-orders.csv'), 'utf8')).toBe(
+      `\uFEFFbargainOrderId,username,currentPriceCents,cuts,orderId,orderStatus,createdAt\r\nbgo_cli,砍价人,1000,0,,,${new Date(now).toISOString()}\r\n`);
+    const missing = cli('export', 'flash-sale-orders', '--flash-sale', 'fls_none');
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toContain('ACTIVITY_NOT_FOUND');
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createFlashSale, createShow, type Hold, type Order, type Payment, type SectionSpec, type Show } from '../../src/domain/index.js';
+import { createBargain, createFlashSale, createShow, type Hold, type Order, type Payment, type SectionSpec, type Show } from '../../src/domain/index.js';
 import type { ClaimOutcome, Store } from '../../src/ports/engine/index.js';
 
 /** Plain domain data for driving the store port directly, as the application would. */
@@ -85,4 +85,31 @@ export async function newFlashSale(store: Store, options: { stock?: number; maxP
 export const takeInput = (flashSaleId: string, userId: string, overrides: Partial<{ itemId: string; quantity: number; key: string; now: number }> = {}) => ({
   flashSaleId, userId, itemId: overrides.itemId ?? 'TEA', quantity: overrides.quantity ?? 1,
   holdId: id('hold'), orderId: id('order'), idempotencyKey: overrides.key ?? id('key'), now: overrides.now ?? T0, expiresAt: (overrides.now ?? T0) + 10 * minute,
+});
+
+/** A bargain on sale at T0 (issue 23 item 4): 10000 cut towards 6000 by 100-500 a helper, 3 cuts to order. */
+export async function newBargain(store: Store, options: Partial<{ stock: number; originalPriceCents: number; floorPriceCents: number; cutMinCents: number; cutMaxCents: number; minCuts: number }> = {}): Promise<string> {
+  const bargainId = id('brg');
+  const made = createBargain({
+    title: 'Contract bargain', goods: 'Kettle', originalPriceCents: options.originalPriceCents ?? 10_000, floorPriceCents: options.floorPriceCents ?? 6_000,
+    cutMinCents: options.cutMinCents ?? 100, cutMaxCents: options.cutMaxCents ?? 500, minCuts: options.minCuts ?? 3, stock: options.stock ?? 5,
+    saleStartsAt: T0 - minute, saleEndsAt: T0 + 60 * minute,
+  }, bargainId, T0 - 2 * minute);
+  if (!made.ok) throw new Error(`createBargain: ${made.error.message}`);
+  await store.createBargain(made.value);
+  return bargainId;
+}
+
+/** Starts `userId`'s bargain order of `bargainId` at T0 and returns its id. */
+export async function startedBargain(store: Store, bargainId: string, userId: string): Promise<string> {
+  const started = await store.startBargain({ bargainId, userId, bargainOrderId: id('bgo'), now: T0 });
+  if (!started.ok) throw new Error(`startBargain: ${started.code}`);
+  return started.bargainOrder.bargainOrderId;
+}
+
+export const cutInput = (bargainOrderId: string, helperId: string, drawCents: number, now = T0) => ({ bargainOrderId, helperId, drawCents, now });
+
+export const bargainOrderInput = (bargainOrderId: string, userId: string, overrides: Partial<{ key: string; now: number }> = {}) => ({
+  bargainOrderId, userId, holdId: id('hold'), orderId: id('order'), idempotencyKey: overrides.key ?? id('key'),
+  now: overrides.now ?? T0, expiresAt: (overrides.now ?? T0) + 10 * minute,
 });

@@ -30,6 +30,8 @@ let soldOutShowId: string;
 let poolId: string;
 let webhookId: string;
 let flashSaleId: string;
+let bargainId: string;
+let bargainOrderId: string;
 
 describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -74,6 +76,12 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
       title: 'Busy sale', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(), maxPerUser: 2,
       items: [{ itemId: 'TEA', name: 'Tea', priceCents: 100, originalPriceCents: 200, stock: 5 }],
     })).body.flashSaleId;
+    // A bargain with one started bargain order (issue 23 item 4).
+    bargainId = (await admin.request('POST', '/api/v1/admin/bargains', {
+      title: 'Busy bargain', goods: 'Kettle', originalPriceCents: 1000, floorPriceCents: 500, cutMinCents: 10, cutMaxCents: 20, minCuts: 1, stock: 5,
+      saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(),
+    })).body.bargainId;
+    bargainOrderId = (await buyer.request('POST', `/api/v1/bargains/${bargainId}/start`)).body.bargainOrderId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -123,6 +131,8 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/code-pools/{poolId}', url: () => `/api/v1/code-pools/${poolId}`, expect: 'busy' },
     { method: 'GET', path: '/api/v1/me/codes', url: () => '/api/v1/me/codes', expect: 'busy' },
     { method: 'GET', path: '/api/v1/admin/code-pools/{poolId}/winners.csv', url: () => `/api/v1/admin/code-pools/${poolId}/winners.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/flash-sales/{flashSaleId}/orders.csv', url: () => `/api/v1/admin/flash-sales/${flashSaleId}/orders.csv`, expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/bargains/{bargainId}/orders.csv', url: () => `/api/v1/admin/bargains/${bargainId}/orders.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/orders.csv', url: () => `/api/v1/admin/shows/${showId}/orders.csv`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/tickets.csv', url: () => `/api/v1/admin/shows/${showId}/tickets.csv`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/admin/webhooks', url: () => '/api/v1/admin/webhooks', body: () => ({ url: 'http://127.0.0.1:9/other', events: ['order.paid'] }), expect: 'busy', as: 'admin' },
@@ -135,6 +145,12 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'POST', path: '/api/v1/admin/flash-sales', url: () => '/api/v1/admin/flash-sales', body: () => ({ title: 'T', saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(), maxPerUser: 1, items: [{ itemId: 'A', name: 'A', priceCents: 1, originalPriceCents: 1, stock: 1 }] }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/flash-sales/{flashSaleId}', url: () => `/api/v1/flash-sales/${flashSaleId}`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/flash-sales/{flashSaleId}/orders', url: () => `/api/v1/flash-sales/${flashSaleId}/orders`, body: () => ({ itemId: 'TEA', quantity: 1 }), headers: () => ({ 'x-idempotency-key': 'busy-flash-1' }), expect: 'busy' },
+    { method: 'POST', path: '/api/v1/admin/bargains', url: () => '/api/v1/admin/bargains', body: () => ({ title: 'T', goods: 'G', originalPriceCents: 100, floorPriceCents: 50, cutMinCents: 1, cutMaxCents: 2, minCuts: 1, stock: 1, saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString() }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/bargains/{bargainId}', url: () => `/api/v1/bargains/${bargainId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/bargains/{bargainId}/start', url: () => `/api/v1/bargains/${bargainId}/start`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/bargain-orders/{bargainOrderId}', url: () => `/api/v1/bargain-orders/${bargainOrderId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/cuts', url: () => `/api/v1/bargain-orders/${bargainOrderId}/cuts`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/order', url: () => `/api/v1/bargain-orders/${bargainOrderId}/order`, headers: () => ({ 'x-idempotency-key': 'busy-bargain-1' }), expect: 'busy' },
   ];
 
   it('names every route of the API', async () => {

@@ -187,6 +187,44 @@ export interface FlashSale extends Activity {
   readonly items: readonly FlashSaleItem[];
 }
 
+export interface Bargain extends Activity {
+  readonly bargainId: string;
+  readonly description: string;
+  readonly currency: string;
+  readonly goods: string;
+  readonly originalPriceCents: number;
+  readonly floorPriceCents: number;
+  readonly cutMinCents: number;
+  readonly cutMaxCents: number;
+  readonly minCuts: number;
+  readonly stock: number;
+  readonly available: number;
+}
+
+export interface BargainOrder {
+  readonly bargainOrderId: string;
+  readonly bargainId: string;
+  readonly title: string;
+  readonly goods: string;
+  readonly currency: string;
+  readonly originalPriceCents: number;
+  readonly floorPriceCents: number;
+  readonly currentPriceCents: number;
+  readonly minCuts: number;
+  readonly cuts: number;
+  readonly status: 'CUTTING' | 'READY' | 'ORDERED' | 'LAPSED';
+  readonly orderId: string | null;
+  readonly shareUrl: string;
+  readonly saleEndsAt: string;
+  readonly mine: boolean | null;
+  readonly cutByMe: boolean | null;
+  readonly cutList: readonly { readonly helperId: string; readonly helperName: string; readonly amountCents: number; readonly cutAt: string }[];
+}
+
 /** Where a catalog row opens: a show's seat map, or the campaign's own page. */
 export const activityHref = (a: Pick<Activity, 'activityId' | 'kind'>): string =>
-  a.kind === 'SHOW' ? `/shows/${encodeURIComponent(a.activityId)}` : a.kind === 'FLASH_SALE' ? `/flash-sales/${encodeURIComponent(a.activityId)}` : `/activities/${encodeURIComponent(a.activityId)}`;
+  a.kind === 'SHOW' ? `/shows/${encodeURIComponent(a.activityId)}`
+    : a.kind === 'FLASH_SALE' ? `/flash-sales/${encodeURIComponent(a.activityId)}`
+      : a.kind === 'BARGAIN' ? `/bargains/${encodeURIComponent(a.activityId)}`
+        : a.kind === 'CODE_POOL' ? `/codes/${encodeURIComponent(a.activityId)}`
+          : `/activities/${encodeURIComponent(a.activityId)}`;

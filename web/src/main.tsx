@@ -20,6 +20,9 @@ const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const users = () => import('./pages/Users').then((m) => m.Users);
 const activities = () => import('./pages/Activities').then((m) => m.Activities);
 const flashSalePage = () => import('./pages/FlashSalePage').then((m) => m.FlashSalePage);
+const bargainPage = () => import('./pages/BargainPage').then((m) => m.BargainPage);
+const bargainOrderPage = () => import('./pages/BargainPage').then((m) => m.BargainOrderPage);
+const createBargain = () => import('./pages/CreateBargain').then((m) => m.CreateBargain);
 const campaigns = () => import('./pages/Campaigns').then((m) => m.Campaigns);
 const createFlashSale = () => import('./pages/Campaigns').then((m) => m.CreateFlashSale);
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
@@ -37,6 +40,8 @@ function Page() {
   if ((params = match('/orders/:orderId', p))) return <Lazy key={params.orderId} load={orderPage} props={{ orderId: params.orderId ?? '' }} />;
   if (p === '/activities') return <Lazy load={activities} props={{}} />;
   if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
+  if ((params = match('/bargains/:bargainId', p))) return <Lazy key={params.bargainId} load={bargainPage} props={{ bargainId: params.bargainId ?? '' }} />;
+  if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
   if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;
@@ -48,6 +53,7 @@ function Page() {
   if (p === '/admin/new') return <Lazy load={createShow} props={{}} />;
   if (p === '/admin/campaigns') return <Lazy load={campaigns} props={{}} />;
   if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
+  if (p === '/admin/bargains/new') return <Lazy load={createBargain} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
   if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
   if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;

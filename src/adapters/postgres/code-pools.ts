@@ -1,9 +1,9 @@
-import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, MyCode, WinnerRow } from '../../ports/engine/index.js';
+import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, MyCode, UpdateCodePoolOutcome, WinnerRow } from '../../ports/engine/index.js';
 import { unexpected, type PgDb } from './db.js';
 
 interface PoolRow {
   pool_id: string; title: string; description: string; image_url: string | null;
-  sale_starts_at: number; sale_ends_at: number; created_at: number; imported: number; remaining: number;
+  sale_starts_at: number; sale_ends_at: number; created_at: number; imported: number; remaining: number; offline: boolean; version: number;
 }
 interface CodeRow { pool_id: string; code: string; grabbed_at: number }
 
@@ -25,6 +25,36 @@ export function pgCodePools(db: PgDb): CodePoolStore {
     return rows[0] === undefined ? null : toGrabbed(rows[0]);
   };
   return {
+    async updateCodePool({ poolId, expectedVersion, details }) {
+      const result = await db.tx('updateCodePool', async (c): Promise<UpdateCodePoolOutcome> => {
+        const exists = await c.query('SELECT 1 FROM code_pools WHERE pool_id = $1', [poolId]);
+        if (exists.rowCount === 0) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
+        const updated = await c.query(
+          `UPDATE code_pools SET title = $3, description = $4, image_url = $5, sale_ends_at = $6, offline = $7, version = version + 1
+           WHERE pool_id = $1 AND version = $2`,
+          [poolId, expectedVersion, details.title, details.description, details.imageUrl, details.saleEndsAt, details.offline]);
+        if (updated.rowCount !== 1) return { ok: false, stale: 'pool' };
+        const { rows } = await c.query<PoolRow>(
+          `SELECT p.*, (SELECT count(*) FROM pool_codes c WHERE c.pool_id = p.pool_id AND c.user_id IS NULL)::int AS remaining
+           FROM code_pools p WHERE p.pool_id = $1`, [poolId]);
+        return { ok: true, pool: toView(rows[0] as PoolRow) };
+      });
+      return result.ok ? result.value : unexpected('updateCodePool', result);
+    },
+    async listCodePoolActivities(limit, now, withHidden) {
+      const { rows } = await db.query<{ pool_id: string; title: string; image_url: string | null; sale_starts_at: string; sale_ends_at: string; offline: boolean }>(
+        `SELECT pool_id, title, image_url, sale_starts_at, sale_ends_at, offline FROM code_pools
+         WHERE $3::boolean OR (NOT offline AND sale_ends_at > $2::bigint)
+         ORDER BY
+           CASE WHEN offline OR $2::bigint >= sale_ends_at THEN 2 WHEN $2::bigint < sale_starts_at THEN 1 ELSE 0 END,
+           CASE WHEN offline OR $2::bigint >= sale_ends_at THEN -sale_ends_at WHEN $2::bigint < sale_starts_at THEN sale_starts_at ELSE sale_ends_at END,
+           pool_id COLLATE "C"
+         LIMIT $1`, [limit, now, withHidden]);
+      return rows.map((r) => ({
+        activityId: r.pool_id, kind: 'CODE_POOL' as const, title: r.title, imageUrl: r.image_url,
+        saleStartsAt: Number(r.sale_starts_at), saleEndsAt: Number(r.sale_ends_at), offline: r.offline,
+      }));
+    },
     async createCodePool(pool: CodePool) {
       const result = await db.tx('createCodePool', (c) => c.query(
         `INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)
@@ -60,7 +90,8 @@ export function pgCodePools(db: PgDb): CodePoolStore {
       for (let attempt = 0; attempt < grabAttemptsMax; attempt++) {
         const result = await db.statement('grabCode', (c) => c.query<CodeRow>(
           `UPDATE pool_codes SET user_id = $2, grabbed_at = $3
-           WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL ORDER BY code_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+           WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL
+             AND NOT EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = $1 AND p.offline) ORDER BY code_id LIMIT 1 FOR UPDATE SKIP LOCKED)
            RETURNING pool_id, code, grabbed_at`, [poolId, userId, now]));
         if (result.ok && result.value.rows[0] !== undefined) return { ok: true, fresh: true, grabbed: toGrabbed(result.value.rows[0]) };
         if (!result.ok && !(result.kind === 'unique' && result.constraint === 'pool_codes_one_per_user')) return unexpected('grabCode', result);
@@ -68,11 +99,14 @@ export function pgCodePools(db: PgDb): CodePoolStore {
         if (had !== null) return { ok: true, fresh: false, grabbed: had };
         // Nothing picked: the pool is empty, or every free code was locked by a grab in flight that
         // may yet roll back (a buyer's second grab refused by the unique index): look again.
-        const left = await db.query<{ pool: boolean; free: boolean }>(
+        const left = await db.query<{ pool: boolean; free: boolean; offline: boolean }>(
           `SELECT EXISTS (SELECT 1 FROM code_pools WHERE pool_id = $1) AS pool,
+                  EXISTS (SELECT 1 FROM code_pools WHERE pool_id = $1 AND offline) AS offline,
                   EXISTS (SELECT 1 FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL) AS free`, [poolId]);
         const state = left.rows[0];
         if (state === undefined || !state.pool) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
+        // Taken offline by its organizer (the grab's statement refused it).
+        if (state.offline) return { ok: false, code: 'ACTIVITY_OFFLINE' };
         if (!state.free) return { ok: false, code: 'SOLD_OUT' };
       }
       return { ok: false, code: 'SOLD_OUT' };
@@ -99,6 +133,6 @@ function toView(row: PoolRow): CodePoolView {
   return {
     poolId: row.pool_id, title: row.title, description: row.description, imageUrl: row.image_url,
     saleStartsAt: row.sale_starts_at, saleEndsAt: row.sale_ends_at, createdAt: row.created_at,
-    imported: row.imported, remaining: row.remaining,
+    imported: row.imported, remaining: row.remaining, offline: row.offline, version: Number(row.version),
   };
 }

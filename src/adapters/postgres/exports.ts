@@ -1,5 +1,5 @@
 import type { ExportStore } from '../../ports/engine/index.js';
-import { toOrderRow, toTicketRow, type OrderRow, type TicketRow } from '../shared/export-rows.js';
+import { toBargainOrderRow, toOrderRow, toTicketRow, type BargainOrderRow, type OrderRow, type TicketRow } from '../shared/export-rows.js';
 import type { PgDb } from './db.js';
 
 /**
@@ -23,6 +23,14 @@ export function pgExports(db: PgDb): ExportStore {
            AND ($2::bigint IS NULL OR (t.issued_at, t.ticket_id COLLATE "C") > ($2::bigint, $3::text COLLATE "C"))
          ORDER BY t.issued_at, t.ticket_id COLLATE "C" LIMIT $4`, [showId, after?.at ?? null, after?.id ?? null, limit]);
       return rows.map(toTicketRow);
+    },
+    async bargainOrdersPage(bargainId, after, limit) {
+      const { rows } = await db.query<BargainOrderRow>(
+        `SELECT b.bargain_order_id, u.username, b.current_price_cents, b.cuts, b.order_id, o.status AS order_status, b.created_at
+         FROM bargain_orders b JOIN users u ON u.user_id = b.user_id LEFT JOIN orders o ON o.order_id = b.order_id WHERE b.bargain_id = $1
+           AND ($2::bigint IS NULL OR (b.created_at, b.bargain_order_id COLLATE "C") > ($2::bigint, $3::text COLLATE "C"))
+         ORDER BY b.created_at, b.bargain_order_id COLLATE "C" LIMIT $4`, [bargainId, after?.at ?? null, after?.id ?? null, limit]);
+      return rows.map(toBargainOrderRow);
     },
   };
 }

@@ -6,6 +6,7 @@ import { pgCodePools } from './code-pools.js';
 import { pgExports } from './exports.js';
 import { createPgLanes, type PgLanes } from './db.js';
 import { pgFlashSales } from './flash-sales.js';
+import { pgBargains } from './bargains.js';
 import { pgInventory } from './inventory.js';
 import { migratePg } from './migrate.js';
 import { pgOrders } from './orders.js';
@@ -82,6 +83,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgWebhooks(lanes.checkout),
     ...pgSettings(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
+    ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
     pools,

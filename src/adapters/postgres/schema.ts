@@ -454,4 +454,52 @@ export const pgMigrations: readonly PgMigration[] = [
     ALTER TABLE stock_buckets ADD COLUMN version bigint NOT NULL DEFAULT 0;
     `,
   },
+  {
+    // Bargains (issue 23 item 4, seed 001 砍价). A bargain's show says BARGAIN in shows.campaign.
+    version: 14,
+    name: 'bargains',
+    sql: `
+    ALTER TABLE shows DROP CONSTRAINT IF EXISTS shows_campaign_check;
+    ALTER TABLE shows ADD CONSTRAINT shows_campaign_check CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE','BARGAIN'));
+    CREATE TABLE bargains (
+      bargain_id text PRIMARY KEY,
+      goods text NOT NULL,
+      original_price_cents integer NOT NULL CHECK (original_price_cents > 0),
+      floor_price_cents integer NOT NULL CHECK (floor_price_cents >= 0 AND floor_price_cents < original_price_cents),
+      cut_min_cents integer NOT NULL CHECK (cut_min_cents >= 1),
+      cut_max_cents integer NOT NULL CHECK (cut_max_cents >= cut_min_cents),
+      min_cuts integer NOT NULL CHECK (min_cuts >= 1),
+      offline boolean NOT NULL DEFAULT false,
+      created_at bigint NOT NULL
+    );
+    -- One buyer's attempt at a bargain. The floor is copied in so the CHECK can back the cut's clamp.
+    CREATE TABLE bargain_orders (
+      bargain_order_id text PRIMARY KEY,
+      bargain_id text NOT NULL REFERENCES bargains(bargain_id),
+      user_id text NOT NULL REFERENCES users(user_id),
+      current_price_cents integer NOT NULL,
+      floor_price_cents integer NOT NULL,
+      cuts integer NOT NULL DEFAULT 0 CHECK (cuts >= 0),
+      order_id text UNIQUE,
+      created_at bigint NOT NULL,
+      CONSTRAINT bargain_orders_above_floor CHECK (current_price_cents >= floor_price_cents)
+    );
+    -- One bargain order per buyer and bargain (start twice: the same one).
+    CREATE UNIQUE INDEX bargain_orders_one_per_user ON bargain_orders (bargain_id, user_id);
+    CREATE INDEX bargain_orders_by_order ON bargain_orders (bargain_id, created_at, bargain_order_id COLLATE "C");
+    CREATE TABLE bargain_cuts (
+      cut_id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+      bargain_order_id text NOT NULL REFERENCES bargain_orders(bargain_order_id),
+      helper_id text NOT NULL REFERENCES users(user_id),
+      amount_cents integer NOT NULL CHECK (amount_cents >= 0),
+      cut_at bigint NOT NULL
+    );
+    -- One cut per helper and bargain order (seed 001 砍价 3: each friend cuts once).
+    CREATE UNIQUE INDEX bargain_cuts_one_per_helper ON bargain_cuts (bargain_order_id, helper_id);
+    -- Code pools in the activity catalog: an organizer's offline switch.
+    ALTER TABLE code_pools ADD COLUMN offline boolean NOT NULL DEFAULT false;
+    -- Organizers' changes are compare-and-set on it (no lost update).
+    ALTER TABLE code_pools ADD COLUMN version integer NOT NULL DEFAULT 0;
+    `,
+  },
 ];

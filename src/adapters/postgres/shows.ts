@@ -75,8 +75,8 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
     },
     async listShows(page, now) {
       const { rows } = await db.query<ShowRow>(
-        // A flash sale's show carries its stock; the catalog lists the sale as a campaign instead.
-        `SELECT * FROM shows WHERE NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id) ORDER BY
+        // A flash sale's or bargain's show carries its stock; the catalog lists the campaign instead.
+        `SELECT * FROM shows WHERE campaign IS NULL AND NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id) ORDER BY
            CASE WHEN $1 < sale_starts_at THEN 1 WHEN $1 < sale_ends_at THEN 0 ELSE 2 END,
            CASE WHEN $1 < sale_starts_at THEN sale_starts_at WHEN $1 < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,
            show_id COLLATE "C"

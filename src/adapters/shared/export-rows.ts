@@ -1,5 +1,5 @@
 import type { OrderStatus, TicketStatus } from '../../domain/index.js';
-import type { OrderExportRow, TicketExportRow } from '../../ports/engine/index.js';
+import type { BargainOrderExportRow, OrderExportRow, TicketExportRow } from '../../ports/engine/index.js';
 
 /** Column shapes of the export pages, the same on both stores, and their mapping. */
 export interface OrderRow {
@@ -16,4 +16,11 @@ export const toOrderRow = (r: OrderRow): OrderExportRow => ({
 export const toTicketRow = (r: TicketRow): TicketExportRow => ({
   ticketId: r.ticket_id, orderId: r.order_id, username: r.username, code: r.code, sectionId: r.section_id, seatId: r.seat_id,
   status: r.status, issuedAt: r.issued_at, usedAt: r.used_at,
+});
+export interface BargainOrderRow {
+  bargain_order_id: string; username: string; current_price_cents: number; cuts: number; order_id: string | null; order_status: OrderStatus | null; created_at: number | string;
+}
+export const toBargainOrderRow = (r: BargainOrderRow): BargainOrderExportRow => ({
+  bargainOrderId: r.bargain_order_id, username: r.username, currentPriceCents: r.current_price_cents, cuts: r.cuts, orderId: r.order_id,
+  orderStatus: r.order_status, createdAt: Number(r.created_at),
 });

@@ -38,7 +38,7 @@ export const toShow = (r: ShowRow): Show => ({
   saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, seatMap: JSON.parse(r.seat_map) as SeatMapSpec,
   capacity: r.capacity, maxSeatsPerUser: r.max_seats_per_user, createdAt: r.created_at,
   description: r.description, imageUrl: r.image_url, currency: r.currency, version: Number(r.version),
-  ...(r.campaign === 'FLASH_SALE' ? { campaign: 'FLASH_SALE' as const } : {}),
+  ...(r.campaign === 'FLASH_SALE' || r.campaign === 'BARGAIN' ? { campaign: r.campaign } : {}),
 });
 
 export const toPayment = (r: PaymentRow): Payment => ({

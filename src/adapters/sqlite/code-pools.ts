@@ -4,7 +4,7 @@ import type { GroupCommit } from './group-commit.js';
 
 interface PoolRow {
   pool_id: string; title: string; description: string; image_url: string | null;
-  sale_starts_at: number; sale_ends_at: number; created_at: number; imported: number; remaining: number;
+  sale_starts_at: number; sale_ends_at: number; created_at: number; imported: number; remaining: number; offline: 0 | 1 | boolean; version: number;
 }
 interface CodeRow { pool_id: string; code: string; grabbed_at: number }
 
@@ -26,8 +26,10 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
     addImported: db.prepare('UPDATE code_pools SET imported = imported + ? WHERE pool_id = ?'),
     // OR IGNORE: a buyer who already has a code trips pool_codes_one_per_user and the row is left
     // as it was (no change, nothing returned); the caller then reads the buyer's code.
+    // Never from a pool its organizer took offline (the same statement decides).
     grab: db.prepare(`UPDATE OR IGNORE pool_codes SET user_id = @userId, grabbed_at = @now
-      WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = @poolId AND user_id IS NULL ORDER BY code_id LIMIT 1)
+      WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = @poolId AND user_id IS NULL
+        AND NOT EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = @poolId AND p.offline = 1) ORDER BY code_id LIMIT 1)
       RETURNING pool_id, code, grabbed_at`),
     mine: db.prepare('SELECT pool_id, code, grabbed_at FROM pool_codes WHERE pool_id = ? AND user_id = ?'),
     myCodes: db.prepare(`SELECT c.pool_id, c.code, c.grabbed_at, p.title FROM pool_codes c JOIN code_pools p ON p.pool_id = c.pool_id
@@ -37,7 +39,25 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
     winnersAfter: db.prepare(`SELECT u.username, c.code, c.grabbed_at FROM pool_codes c JOIN users u ON u.user_id = c.user_id
       WHERE c.pool_id = ? AND c.user_id IS NOT NULL AND (c.grabbed_at, c.code) > (?, ?) ORDER BY c.grabbed_at, c.code LIMIT ?`),
   };
+  const catalog = db.prepare(`SELECT pool_id, title, image_url, sale_starts_at, sale_ends_at, offline FROM code_pools
+    WHERE @hidden = 1 OR (offline = 0 AND sale_ends_at > @now)
+    ORDER BY
+      CASE WHEN offline = 1 OR @now >= sale_ends_at THEN 2 WHEN @now < sale_starts_at THEN 1 ELSE 0 END,
+      CASE WHEN offline = 1 OR @now >= sale_ends_at THEN -sale_ends_at WHEN @now < sale_starts_at THEN sale_starts_at ELSE sale_ends_at END,
+      pool_id
+    LIMIT @limit`);
+  const change = db.prepare(`UPDATE code_pools SET title = @title, description = @description, image_url = @imageUrl, sale_ends_at = @saleEndsAt,
+      offline = @offline, version = version + 1 WHERE pool_id = @poolId AND version = @expectedVersion`);
   return {
+    updateCodePool: ({ poolId, expectedVersion, details }) => gc.write('updateCodePool', () => {
+      if (q.exists.get(poolId) === undefined) return { ok: false as const, code: 'CODE_POOL_NOT_FOUND' as const };
+      const changed = change.run({ poolId, expectedVersion, title: details.title, description: details.description, imageUrl: details.imageUrl, saleEndsAt: details.saleEndsAt, offline: details.offline ? 1 : 0 }).changes;
+      if (changed !== 1) return { ok: false as const, stale: 'pool' as const };
+      return { ok: true as const, pool: toView(q.pool.get(poolId) as PoolRow) };
+    }),
+    listCodePoolActivities: async (limit, now, withHidden) =>
+      (catalog.all({ limit, now, hidden: withHidden ? 1 : 0 }) as { pool_id: string; title: string; image_url: string | null; sale_starts_at: number; sale_ends_at: number; offline: 0 | 1 }[])
+        .map((r) => ({ activityId: r.pool_id, kind: 'CODE_POOL' as const, title: r.title, imageUrl: r.image_url, saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, offline: r.offline === 1 })),
     createCodePool: (pool: CodePool) => gc.write('createCodePool', () => {
       q.insertPool.run(pool);
     }),
@@ -57,7 +77,8 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
       if (taken !== undefined) return { ok: true, fresh: true, grabbed: toGrabbed(taken) };
       const mine = q.mine.get(poolId, userId) as CodeRow | undefined;
       if (mine !== undefined) return { ok: true, fresh: false, grabbed: toGrabbed(mine) };
-      return { ok: false, code: q.exists.get(poolId) === undefined ? 'CODE_POOL_NOT_FOUND' : 'SOLD_OUT' };
+      const pool = q.pool.get(poolId) as PoolRow | undefined;
+      return { ok: false, code: pool === undefined ? 'CODE_POOL_NOT_FOUND' : pool.offline === 1 ? 'ACTIVITY_OFFLINE' : 'SOLD_OUT' };
     }),
     codeOfUser: async (poolId, userId) => {
       const row = q.mine.get(poolId, userId) as CodeRow | undefined;
@@ -77,6 +98,6 @@ function toView(row: PoolRow): CodePoolView {
   return {
     poolId: row.pool_id, title: row.title, description: row.description, imageUrl: row.image_url,
     saleStartsAt: row.sale_starts_at, saleEndsAt: row.sale_ends_at, createdAt: row.created_at,
-    imported: row.imported, remaining: row.remaining,
+    imported: row.imported, remaining: row.remaining, offline: row.offline === 1 || row.offline === true, version: Number(row.version),
   };
 }

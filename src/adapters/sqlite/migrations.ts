@@ -350,6 +350,55 @@ export const migrations: readonly Migration[] = [
   `
   ALTER TABLE sections ADD COLUMN stock_version INTEGER NOT NULL DEFAULT 0;
   `,
+  // Bargains (issue 23 item 4, seed 001 砍价; v18). A bargain's
+  // show says BARGAIN in shows.campaign: the column's CHECK is widened by renaming the old column
+  // away (SQLite cannot alter a CHECK), adding the new one, copying, and dropping the old.
+  `
+  ALTER TABLE shows RENAME COLUMN campaign TO campaign_v1;
+  ALTER TABLE shows ADD COLUMN campaign TEXT CHECK (campaign IS NULL OR campaign IN ('FLASH_SALE','BARGAIN'));
+  UPDATE shows SET campaign = campaign_v1 WHERE campaign_v1 IS NOT NULL;
+  ALTER TABLE shows DROP COLUMN campaign_v1;
+  CREATE TABLE bargains (
+    bargain_id TEXT PRIMARY KEY,
+    goods TEXT NOT NULL,
+    original_price_cents INTEGER NOT NULL CHECK (original_price_cents > 0),
+    floor_price_cents INTEGER NOT NULL CHECK (floor_price_cents >= 0 AND floor_price_cents < original_price_cents),
+    cut_min_cents INTEGER NOT NULL CHECK (cut_min_cents >= 1),
+    cut_max_cents INTEGER NOT NULL CHECK (cut_max_cents >= cut_min_cents),
+    min_cuts INTEGER NOT NULL CHECK (min_cuts >= 1),
+    offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1)),
+    created_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- One buyer's attempt at a bargain. The floor is copied in so the CHECK can back the cut's clamp.
+  CREATE TABLE bargain_orders (
+    bargain_order_id TEXT PRIMARY KEY,
+    bargain_id TEXT NOT NULL REFERENCES bargains(bargain_id),
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    current_price_cents INTEGER NOT NULL,
+    floor_price_cents INTEGER NOT NULL,
+    cuts INTEGER NOT NULL DEFAULT 0 CHECK (cuts >= 0),
+    order_id TEXT UNIQUE,
+    created_at INTEGER NOT NULL,
+    CHECK (current_price_cents >= floor_price_cents)
+  ) WITHOUT ROWID;
+  -- One bargain order per buyer and bargain (start twice: the same one).
+  CREATE UNIQUE INDEX bargain_orders_one_per_user ON bargain_orders (bargain_id, user_id);
+  CREATE INDEX bargain_orders_by_order ON bargain_orders (bargain_id, created_at, bargain_order_id);
+  CREATE TABLE bargain_cuts (
+    bargain_order_id TEXT NOT NULL REFERENCES bargain_orders(bargain_order_id),
+    helper_id TEXT NOT NULL REFERENCES users(user_id),
+    amount_cents INTEGER NOT NULL CHECK (amount_cents >= 0),
+    cut_at INTEGER NOT NULL
+  );
+  -- One cut per helper and bargain order (seed 001 砍价 3: each friend cuts once).
+  CREATE UNIQUE INDEX bargain_cuts_one_per_helper ON bargain_cuts (bargain_order_id, helper_id);
+  CREATE INDEX bargain_cuts_by_time ON bargain_cuts (bargain_order_id, cut_at);
+  -- Code pools in the activity catalog: listed in its order (the index), and an organizer's offline switch.
+  ALTER TABLE code_pools ADD COLUMN offline INTEGER NOT NULL DEFAULT 0 CHECK (offline IN (0, 1));
+  -- Organizers' changes are compare-and-set on it (no lost update).
+  ALTER TABLE code_pools ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX code_pools_catalog ON code_pools (sale_ends_at, pool_id);
+  `,
 ];
 
 /**

@@ -64,8 +64,8 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
     // The catalog's order lives here, not in a sort of one page, so page 2 never holds what page 1
     // promised. The phases match saleWindow(): UPCOMING while now < sale_starts_at, ON_SALE while
     // now < sale_ends_at, ENDED after. Shows are few (one row per event), so a sort per page is cheap.
-    // A flash sale's show carries its stock; the catalog lists the sale as a campaign instead.
-    showList: db.prepare(`SELECT * FROM shows WHERE ready = 1 AND NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id)
+    // A flash sale's or bargain's show carries its stock; the catalog lists the campaign instead.
+    showList: db.prepare(`SELECT * FROM shows WHERE ready = 1 AND campaign IS NULL AND NOT EXISTS (SELECT 1 FROM flash_sales f WHERE f.flash_sale_id = shows.show_id)
       ORDER BY
         CASE WHEN @now < sale_starts_at THEN 1 WHEN @now < sale_ends_at THEN 0 ELSE 2 END,
         CASE WHEN @now < sale_starts_at THEN sale_starts_at WHEN @now < sale_ends_at THEN sale_ends_at ELSE -sale_ends_at END,

@@ -10,6 +10,7 @@ import { sqliteCodePools } from './code-pools.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
+import { sqliteBargains } from './bargains.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
 import { migrate } from './migrations.js';
@@ -101,6 +102,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteWebhooks(db, gc),
     ...sqliteSettings(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
+    ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     async ping() {

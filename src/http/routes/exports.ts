@@ -1,7 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { exportOrders, exportTickets, exportWinners, type CsvExport } from '../../app/exports.js';
+import { exportBargainOrders, exportFlashSaleOrders, exportOrders, exportTickets, exportWinners, type CsvExport } from '../../app/exports.js';
+import { BargainParams } from '../bargain-schemas.js';
+import { FlashSaleParams } from '../campaign-schemas.js';
 import type { HttpDeps } from '../deps.js';
 import { requireRole, roleGuard } from '../auth.js';
 import { PoolParams } from '../code-pool-schemas.js';
@@ -60,5 +62,27 @@ export const exportRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   }, async (request, reply) => {
     requireRole(tokens, request, ['ADMIN']);
     return send(await exportWinners(ctx, request.params.poolId), reply);
+  });
+
+  app.get('/admin/flash-sales/:flashSaleId/orders.csv', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin', 'exports'], summary: "A flash sale's orders as CSV (orderId, username, status, amountCents, paymentId, createdAt, updatedAt)",
+      security: [{ bearer: [] }], params: FlashSaleParams, response: csvResponse('the orders, oldest first'),
+    },
+  }, async (request, reply) => {
+    requireRole(tokens, request, ['ADMIN']);
+    return send(await exportFlashSaleOrders(ctx, request.params.flashSaleId), reply);
+  });
+
+  app.get('/admin/bargains/:bargainId/orders.csv', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin', 'exports'], summary: "A bargain's bargain orders as CSV (bargainOrderId, username, currentPriceCents, cuts, orderId, orderStatus, createdAt)",
+      security: [{ bearer: [] }], params: BargainParams, response: csvResponse('the bargain orders, oldest first'),
+    },
+  }, async (request, reply) => {
+    requireRole(tokens, request, ['ADMIN']);
+    return send(await exportBargainOrders(ctx, request.params.bargainId), reply);
   });
 };

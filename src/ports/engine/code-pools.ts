@@ -1,4 +1,5 @@
-import type { KeysetPosition, Page } from './common.js';
+import type { ActivitySummary, CampaignDetails } from '../../domain/index.js';
+import type { KeysetPosition, Page, Stale } from './common.js';
 
 /**
  * Code pools (issue 23 item 3, seed 004 券码): a campaign that hands out pre-loaded codes, one per
@@ -20,7 +21,13 @@ export interface CodePoolView extends CodePool {
   readonly imported: number;
   /** Codes not yet handed out. */
   readonly remaining: number;
+  /** Taken down by its organizer: no grabs (a buyer who has a code still sees it). */
+  readonly offline: boolean;
+  /** Raised by every organizer's change (compare-and-set). */
+  readonly version: number;
 }
+
+export type UpdateCodePoolOutcome = { readonly ok: true; readonly pool: CodePoolView } | { readonly ok: false; readonly code: 'CODE_POOL_NOT_FOUND' } | Stale<'pool'>;
 
 /** A code handed to a buyer. */
 export interface GrabbedCode {
@@ -53,7 +60,7 @@ export interface GrabCodeInput {
 export type GrabCodeOutcome =
   /** `fresh`: this call handed the code out; false: the buyer already had it (one per buyer). */
   | { readonly ok: true; readonly fresh: boolean; readonly grabbed: GrabbedCode }
-  | { readonly ok: false; readonly code: 'SOLD_OUT' | 'CODE_POOL_NOT_FOUND' };
+  | { readonly ok: false; readonly code: 'SOLD_OUT' | 'CODE_POOL_NOT_FOUND' | 'ACTIVITY_OFFLINE' };
 
 /** A row of a pool's winners export, in (grabbedAt, code) order. */
 export interface WinnerRow {
@@ -63,6 +70,10 @@ export interface WinnerRow {
 }
 
 export interface CodePoolStore {
+  /** As listFlashSaleActivities, for code pools (kind CODE_POOL), in the catalog's order (issue 23 item 1). */
+  listCodePoolActivities(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
+  /** An organizer's change (PATCH /admin/activities/{id}): the details and offline, only on `expectedVersion` (else stale), version + 1. */
+  updateCodePool(input: { readonly poolId: string; readonly expectedVersion: number; readonly details: CampaignDetails }): Promise<UpdateCodePoolOutcome>;
   /** Inserts the pool (its id is new). */
   createCodePool(pool: CodePool): Promise<void>;
   getCodePool(poolId: string): Promise<CodePoolView | null>;

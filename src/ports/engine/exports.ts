@@ -28,9 +28,22 @@ export interface TicketExportRow {
   readonly usedAt: number | null;
 }
 
+/** A bargain's bargain orders (issue 23 item 4): who started, how far friends cut it, and its order if any. */
+export interface BargainOrderExportRow {
+  readonly bargainOrderId: string;
+  readonly username: string;
+  readonly currentPriceCents: number;
+  readonly cuts: number;
+  readonly orderId: string | null;
+  readonly orderStatus: OrderStatus | null;
+  readonly createdAt: number;
+}
+
 export interface ExportStore {
   /** A show's orders after `after` in (createdAt, orderId) order. */
   ordersPage(showId: string, after: KeysetPosition | null, limit: number): Promise<OrderExportRow[]>;
   /** A show's tickets after `after` in (issuedAt, ticketId) order. */
   ticketsPage(showId: string, after: KeysetPosition | null, limit: number): Promise<TicketExportRow[]>;
+  /** A bargain's bargain orders after `after` in (createdAt, bargainOrderId) order (index bargain_orders_by_order). */
+  bargainOrdersPage(bargainId: string, after: KeysetPosition | null, limit: number): Promise<BargainOrderExportRow[]>;
 }

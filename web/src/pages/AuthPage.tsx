@@ -5,12 +5,16 @@ import { t } from '../i18n';
 import { navigate, nextPath, signInHref } from '../router';
 import { signIn, type Role } from '../session';
 
-export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
+/**
+ * Sign in or sign up. `back`: embedded in another page (a bargain's share page lets a newcomer
+ * register on the spot), the page to stay on afterwards; its heading is then a sub-heading.
+ */
+export function AuthPage({ mode, back }: { mode: 'signin' | 'signup'; back?: string }) {
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
-  const next = nextPath();
+  const next = back ?? nextPath();
 
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -31,7 +35,7 @@ export function AuthPage({ mode }: { mode: 'signin' | 'signup' }) {
 
   return (
     <section class="narrow">
-      <h1>{mode === 'signin' ? t('signInTitle') : t('signUpTitle')}</h1>
+      {back === undefined ? <h1>{mode === 'signin' ? t('signInTitle') : t('signUpTitle')}</h1> : <h2>{mode === 'signin' ? t('signInTitle') : t('signUpTitle')}</h2>}
       <form onSubmit={(e) => void submit(e)}>
         <label for="username">{t('username')}</label>
         <input id="username" name="username" autocomplete="username" required minLength={3} maxLength={64} pattern="[A-Za-z0-9_.@\-]+"

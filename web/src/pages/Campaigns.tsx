@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
-import { api, type Activity, type FlashSale } from '../api';
+import { activityHref, api, type Activity } from '../api';
+import { CsvDownload } from '../CsvDownload';
 import { errorText } from '../errors';
 import { dateTime, timeZoneName } from '../format';
 import { useLoad } from '../hooks';
@@ -18,11 +19,12 @@ const localInput = (at: number): string => {
 export function Campaigns() {
   const list = useLoad(() => api<{ activities: Activity[] }>('/activities?limit=100&include=ended'), []);
   if (role.value !== 'ADMIN') return <p role="alert">{t('needAdmin')}</p>;
-  const campaigns = list.data?.activities.filter((a) => a.kind !== 'SHOW') ?? null;
+  // Code pools are managed on their own page (import, winners); these two change here.
+  const campaigns = list.data?.activities.filter((a) => a.kind === 'FLASH_SALE' || a.kind === 'BARGAIN') ?? null;
   return (
     <section>
       <h1>{t('campaignsTitle')}</h1>
-      <p class="row"><a class="button primary" href="/admin/flash-sales/new" data-testid="new-flash-sale">{t('newFlashSale')}</a></p>
+      <p class="row"><a class="button primary" href="/admin/flash-sales/new" data-testid="new-flash-sale">{t('newFlashSale')}</a> <a class="button" href="/admin/bargains/new" data-testid="new-bargain">{t('newBargain')}</a></p>
       {list.error !== null && <p role="alert">{list.error}</p>}
       {campaigns === null ? <p role="status">{t('loading')}</p> : (
         <ul class="cards" data-testid="campaigns">
@@ -55,7 +57,7 @@ function CampaignCard({ activity, onChange }: { activity: Activity; onChange(): 
   const id = (name: string) => `${name}-${activity.activityId}`;
   return (
     <li class="card" data-testid="campaign-card">
-      <h2><a href={`/flash-sales/${encodeURIComponent(activity.activityId)}`}>{activity.title}</a></h2>
+      <h2><a href={activityHref(activity)}>{activity.title}</a></h2>
       <p class="muted">{t(`kind${activity.kind}` as const)} · {dateTime(activity.saleStartsAt)} – {dateTime(activity.saleEndsAt)}</p>
       <p data-testid="campaign-status">{offline ? t('statusOffline') : activity.status === 'ON_SALE' ? t('statusOnSale') : activity.status === 'UPCOMING' ? t('statusUpcoming') : t('statusEnded')}</p>
       <form class="form-grid" aria-label={t('editCampaign', { title: activity.title })} onSubmit={(e) => { e.preventDefault(); void change({ title, saleEndsAt: new Date(endsAt).toISOString() }); }}>
@@ -69,6 +71,11 @@ function CampaignCard({ activity, onChange }: { activity: Activity; onChange(): 
         <button type="button" disabled={busy} data-testid="toggle-offline" onClick={() => void change({ status: offline ? 'ON_SALE' : 'OFFLINE' })}>
           {offline ? t('putBackOnSale', { title: activity.title }) : t('takeOffline', { title: activity.title })}
         </button>
+      </p>
+      <p>
+        {activity.kind === 'BARGAIN'
+          ? <CsvDownload path={`/admin/bargains/${encodeURIComponent(activity.activityId)}/orders.csv`} filename={`bargain-${activity.activityId}-orders.csv`} label={t('downloadBargainOrders', { title: activity.title })} testId="download-orders" />
+          : <CsvDownload path={`/admin/flash-sales/${encodeURIComponent(activity.activityId)}/orders.csv`} filename={`flash-sale-${activity.activityId}-orders.csv`} label={t('downloadSaleOrders', { title: activity.title })} testId="download-orders" />}
       </p>
       {notice !== null && <p class="notice" role="status" data-testid="campaign-notice">{notice}</p>}
     </li>

@@ -1,0 +1,27 @@
+import { planCampaignChange, type CampaignChange } from '../domain/index.js';
+import type { CodePoolView } from '../ports/engine/index.js';
+import { forgetPool, type CodePoolContext } from './code-pools.js';
+import { AppError, unwrap } from './errors.js';
+import { again, done, withStaleRetries } from './stale-retry.js';
+
+/**
+ * An organizer's change of a code pool (PATCH /admin/activities/{id}, issue 23 item 1): words,
+ * picture, the sale's end, offline or back on sale; decided on the stored version and applied
+ * only on it. Offline is enforced by the grab's own statement; this process's cached window is
+ * dropped (other processes keep theirs until restart: see poolOf).
+ */
+export async function changeCodePool(ctx: CodePoolContext, poolId: string, change: CampaignChange): Promise<CodePoolView> {
+  const pool = await withStaleRetries('updateCodePool', async () => {
+    const stored = await ctx.store.getCodePool(poolId);
+    if (stored === null) throw new AppError('ACTIVITY_NOT_FOUND', 'no such code pool');
+    const next = unwrap(planCampaignChange({
+      title: stored.title, description: stored.description, imageUrl: stored.imageUrl, saleStartsAt: stored.saleStartsAt, saleEndsAt: stored.saleEndsAt, offline: stored.offline,
+    }, change));
+    const outcome = await ctx.store.updateCodePool({ poolId, expectedVersion: stored.version, details: next });
+    if (outcome.ok) return done(outcome.pool);
+    if ('stale' in outcome) return again(outcome);
+    throw new AppError('ACTIVITY_NOT_FOUND', 'no such code pool');
+  });
+  forgetPool(ctx, poolId);
+  return pool;
+}
