@@ -38,8 +38,10 @@ const warmupSeconds = 2;
  * BENCH_PARTS=holds,stalls,reads,soldout,cold (all by default) runs only some parts, for a quick look at one.
  * cold: issue 22 item 8(c), the 500-buyer herd on a freshly started server (bench/cold-herd.ts).
  * soldout: issue 22 item 8(a), a rush on a sold-out section over PostgreSQL (+ Redis).
+ * workers: issue 22 item 8(b), named-seat holds on `start --workers 2` over PostgreSQL + Redis
+ * against one process on PostgreSQL alone (bench/workers-bench.ts).
  */
-const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold').split(',').map((p) => p.trim()));
+const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold,workers').split(',').map((p) => p.trim()));
 const buyerCount = 64;
 /** Fresh servers per backend for the cold-start herd (BENCH_COLD_ROUNDS). */
 const coldRounds = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
@@ -107,7 +109,7 @@ async function createShow(base: string, token: string, title: string, sections: 
   return reply.json.showId as string;
 }
 
-async function startTicketRush(backend: Backend): Promise<ChildServer> {
+async function startTicketRush(backend: Backend, startArgs: readonly string[] = []): Promise<ChildServer> {
   // BENCH_CPU_PROF=dir writes a V8 CPU profile of the TicketRush process there, to see where time goes.
   const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
   const dir = join(dataDir, backend);
@@ -124,7 +126,7 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
       store = { ...store, TICKETRUSH_REDIS_URL: redisUrl, TICKETRUSH_REDIS_PREFIX: prefix };
     }
   }
-  return startChildServer([...profile, 'bin/ticketrush.js', 'start'], {
+  return startChildServer([...profile, 'bin/ticketrush.js', 'start', ...startArgs], {
     ...process.env,
     ...store,
     PORT: '0',
@@ -361,6 +363,67 @@ async function measureSoldOut(base: string, adminToken: string, tokens: readonly
   return { ratioToHelloGet: median(ratios), attempts, refused, scansPerClaim, rushScans: after - sold, reachedShare };
 }
 
+/** Logs the admin and `buyerCount` fresh buyers in, and warms the server's JIT with named-seat holds. */
+async function buyersAndWarmUp(base: string): Promise<{ adminToken: string; tokens: string[] }> {
+  const adminToken = await login(base, admin.username, admin.password);
+  const tokens: string[] = [];
+  for (let i = 0; i < buyerCount; i++) {
+    const username = `bench-buyer-${i}`;
+    await call(base, 'POST', '/api/v1/auth/register', { username, password: 'bench-password-1' });
+    tokens.push(await login(base, username, 'bench-password-1'));
+  }
+  // Warm the JIT once; then each round measures the baseline and each scenario back to back, so
+  // they see the same machine, and the median round's ratio is reported.
+  const warmup = await rushShow(base, adminToken, 'Bench warm-up', 5);
+  await autocannon({ ...holdRequests(base, warmup.showId, warmup.seatIds, tokens), connections, duration: warmupSeconds });
+  return { adminToken, tokens };
+}
+
+interface WorkersFigures {
+  readonly ratios: number[];
+  readonly ratio: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+}
+
+/**
+ * Issue 22, 8(b): named-seat holds (one fresh seat a request) on `ticketrush start --workers 2`
+ * over PostgreSQL + Redis, and on one process over PostgreSQL alone, each as a ratio to the
+ * hello-world POST measured just before it. Both servers run for the whole part and the rounds
+ * alternate A/B/A/B, so both see the same (shared, noisy) machine; the ranges are reported.
+ */
+async function measureWorkers(helloPostOptions: Options, rows: Figures[]): Promise<Record<string, WorkersFigures>> {
+  const setups = [
+    { name: 'PostgreSQL, one process', backend: 'postgres' as const, args: [] },
+    { name: 'PostgreSQL + Redis, --workers 2', backend: 'postgres+redis' as const, args: ['--workers', '2'] },
+  ];
+  const servers: { name: string; base: string; adminToken: string; tokens: string[] }[] = [];
+  for (const setup of setups) {
+    const server = await startTicketRush(setup.backend, setup.args);
+    children.push(server);
+    // A worker's first request may land on the other worker while it still starts: the warm-up
+    // (thousands of holds spread over both by node:cluster) runs before anything is measured.
+    servers.push({ name: setup.name, base: server.url, ...(await buyersAndWarmUp(server.url)) });
+  }
+  const byName = new Map<string, { ratio: number; hold: Figures }[]>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const server of servers) {
+      const show = await rushShow(server.base, server.adminToken, `Bench workers ${round}`, 10);
+      const helloPost = await measure(`workers round ${round}: hello-world POST (baseline)`, helloPostOptions);
+      const hold = await measure(`workers round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens));
+      rows.push(helloPost, hold);
+      if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
+      byName.set(server.name, [...(byName.get(server.name) ?? []), { ratio: hold.requestsPerSecond / helloPost.requestsPerSecond, hold }]);
+    }
+  }
+  return Object.fromEntries([...byName].map(([name, r]) => [name, {
+    ratios: r.map((x) => x.ratio),
+    ratio: median(r.map((x) => x.ratio)),
+    p99Ms: median(r.map((x) => x.hold.p99Ms)),
+    non2xx: r.reduce((sum, x) => sum + x.hold.non2xx + x.hold.errors, 0),
+  }]));
+}
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 async function main(): Promise<void> {
@@ -376,22 +439,14 @@ async function main(): Promise<void> {
   let cold: Awaited<ReturnType<typeof measureColdHerds>> = {};
   const soldOut: Record<string, Record<string, number>> = {};
 
-  for (const backend of await selectedBackends()) {
+  // Only the parts that run per backend start one server per backend (workers and cold start their own).
+  const perBackend = ['holds', 'stalls', 'reads', 'soldout'].some((part) => parts.has(part));
+  for (const backend of perBackend ? await selectedBackends() : []) {
     process.stdout.write(`\n== ${backend} ==\n`);
     const server = await startTicketRush(backend);
     children.push(server);
     const base = server.url;
-    const adminToken = await login(base, admin.username, admin.password);
-    const tokens: string[] = [];
-    for (let i = 0; i < buyerCount; i++) {
-      const username = `bench-buyer-${i}`;
-      await call(base, 'POST', '/api/v1/auth/register', { username, password: 'bench-password-1' });
-      tokens.push(await login(base, username, 'bench-password-1'));
-    }
-    // Warm the JIT once; then each round measures the baseline and each scenario back to back, so
-    // they see the same machine, and the median round's ratio is reported.
-    const warmup = await rushShow(base, adminToken, 'Bench warm-up', 5);
-    await autocannon({ ...holdRequests(base, warmup.showId, warmup.seatIds, tokens), connections, duration: warmupSeconds });
+    const { adminToken, tokens } = await buyersAndWarmUp(base);
     const perScenario = new Map<string, { hello: Figures; hold: Figures; ratio: number }[]>();
     for (let round = 1; round <= (parts.has('holds') ? rounds : 0); round++) {
       for (const scenario of scenarios) {
@@ -438,6 +493,12 @@ async function main(): Promise<void> {
     cold = await measureColdHerds((await selectedBackends()).filter((b): b is 'sqlite' | 'postgres' => b === 'sqlite' || b === 'postgres'), coldRounds);
   }
 
+  let workers: Record<string, WorkersFigures> = {};
+  if (parts.has('workers') && (await postgresReachable(databaseUrl)).ok) {
+    process.stdout.write('\n== workers: --workers 2 on PostgreSQL + Redis against one process on PostgreSQL ==\n');
+    workers = await measureWorkers(helloPostOptions, rows);
+  }
+
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
   for (const f of rows) process.stdout.write(`| ${f.name} | ${Math.round(f.requestsPerSecond)} | ${f.p50Ms} | ${f.p99Ms} | ${f.non2xx} | ${f.errors} |\n`);
   process.stdout.write('\n| backend | scenario | / hello-world POST (median round) | rounds | p99 ms |\n|---|---|---:|---|---:|\n');
@@ -449,6 +510,9 @@ async function main(): Promise<void> {
   const explicit = summary.sqlite?.['POST hold (explicit seat)'];
   if (explicit !== undefined) {
     process.stdout.write(`\nembedded hold / hello-world POST: ${(explicit.ratio * 100).toFixed(1)}% (target >= 50%: ${explicit.ratio >= 0.5 ? 'PASS' : 'FAIL'}), p99 ${explicit.p99Ms} ms (target < 50 ms: ${explicit.p99Ms < 50 ? 'PASS' : 'FAIL'})\n`);
+  }
+  for (const [name, w] of Object.entries(workers)) {
+    process.stdout.write(`named-seat hold, ${name} / hello-world POST: median ${(w.ratio * 100).toFixed(1)}%, range ${(Math.min(...w.ratios) * 100).toFixed(1)}-${(Math.max(...w.ratios) * 100).toFixed(1)}% (rounds ${w.ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}), p99 ${w.p99Ms} ms, ${w.non2xx} non-2xx/errors\n`);
   }
   for (const [name, ratio] of Object.entries(extra)) {
     const target = name.includes('304') ? ` (target >= 80%: ${ratio >= 0.8 ? 'PASS' : 'FAIL'})` : '';
@@ -481,6 +545,7 @@ async function main(): Promise<void> {
     worstEventLoopPauseMs: stalls,
     coldStartHerd: cold,
     soldOutRush: soldOut,
+    workers,
     targets: { coldHerdToHealthzP99RatioMax: 3, holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
   }, null, 2)}\n`);
 }
