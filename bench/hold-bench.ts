@@ -39,7 +39,8 @@ const warmupSeconds = 2;
  * cold: issue 22 item 8(c), the 500-buyer herd on a freshly started server (bench/cold-herd.ts).
  * soldout: issue 22 item 8(a), a rush on a sold-out section over PostgreSQL (+ Redis).
  * workers: issue 22 item 8(b), named-seat holds on `start --workers 2` over PostgreSQL + Redis
- * against one process on PostgreSQL alone (bench/workers-bench.ts).
+ * against one process on PostgreSQL alone.
+ * ab (not in the default set): with BENCH_BASELINE_DIR, another build's embedded hold against this one.
  */
 const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold,workers').split(',').map((p) => p.trim()));
 const buyerCount = 64;
@@ -109,10 +110,10 @@ async function createShow(base: string, token: string, title: string, sections: 
   return reply.json.showId as string;
 }
 
-async function startTicketRush(backend: Backend, startArgs: readonly string[] = []): Promise<ChildServer> {
+async function startTicketRush(backend: Backend, startArgs: readonly string[] = [], bin = 'bin/ticketrush.js'): Promise<ChildServer> {
   // BENCH_CPU_PROF=dir writes a V8 CPU profile of the TicketRush process there, to see where time goes.
   const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
-  const dir = join(dataDir, backend);
+  const dir = mkdtempSync(join(dataDir, `${backend}-`));
   mkdirSync(dir, { recursive: true });
   let store: Record<string, string> = {};
   if (backend !== 'sqlite') {
@@ -126,7 +127,7 @@ async function startTicketRush(backend: Backend, startArgs: readonly string[] = 
       store = { ...store, TICKETRUSH_REDIS_URL: redisUrl, TICKETRUSH_REDIS_PREFIX: prefix };
     }
   }
-  return startChildServer([...profile, 'bin/ticketrush.js', 'start', ...startArgs], {
+  return startChildServer([...profile, bin, 'start', ...startArgs], {
     ...process.env,
     ...store,
     PORT: '0',
@@ -379,38 +380,41 @@ async function buyersAndWarmUp(base: string): Promise<{ adminToken: string; toke
   return { adminToken, tokens };
 }
 
-interface WorkersFigures {
+interface AlternatingFigures {
   readonly ratios: number[];
   readonly ratio: number;
   readonly p99Ms: number;
   readonly non2xx: number;
 }
 
+interface Setup {
+  readonly name: string;
+  readonly backend: Backend;
+  readonly args?: readonly string[];
+  /** Another build's bin/ticketrush.js (BENCH_BASELINE_DIR), for a before/after in one run. */
+  readonly bin?: string;
+}
+
 /**
- * Issue 22, 8(b): named-seat holds (one fresh seat a request) on `ticketrush start --workers 2`
- * over PostgreSQL + Redis, and on one process over PostgreSQL alone, each as a ratio to the
- * hello-world POST measured just before it. Both servers run for the whole part and the rounds
- * alternate A/B/A/B, so both see the same (shared, noisy) machine; the ranges are reported.
+ * Named-seat holds (one fresh seat a request) on each of `setups`, each as a ratio to the
+ * hello-world POST measured just before it. Every server runs for the whole part and the rounds
+ * alternate A/B/A/B, so all see the same (shared, noisy) machine; the ranges are reported.
  */
-async function measureWorkers(helloPostOptions: Options, rows: Figures[]): Promise<Record<string, WorkersFigures>> {
-  const setups = [
-    { name: 'PostgreSQL, one process', backend: 'postgres' as const, args: [] },
-    { name: 'PostgreSQL + Redis, --workers 2', backend: 'postgres+redis' as const, args: ['--workers', '2'] },
-  ];
+async function measureAlternating(setups: readonly Setup[], helloPostOptions: Options, rows: Figures[]): Promise<Record<string, AlternatingFigures>> {
   const servers: { name: string; base: string; adminToken: string; tokens: string[] }[] = [];
   for (const setup of setups) {
-    const server = await startTicketRush(setup.backend, setup.args);
+    const server = await startTicketRush(setup.backend, setup.args, setup.bin);
     children.push(server);
-    // A worker's first request may land on the other worker while it still starts: the warm-up
-    // (thousands of holds spread over both by node:cluster) runs before anything is measured.
+    // With --workers a first request may land on a worker still starting: the warm-up (thousands
+    // of holds spread over the workers by node:cluster) runs before anything is measured.
     servers.push({ name: setup.name, base: server.url, ...(await buyersAndWarmUp(server.url)) });
   }
   const byName = new Map<string, { ratio: number; hold: Figures }[]>();
   for (let round = 1; round <= rounds; round++) {
     for (const server of servers) {
-      const show = await rushShow(server.base, server.adminToken, `Bench workers ${round}`, 10);
-      const helloPost = await measure(`workers round ${round}: hello-world POST (baseline)`, helloPostOptions);
-      const hold = await measure(`workers round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens));
+      const show = await rushShow(server.base, server.adminToken, `Bench alternating ${round}`, 10);
+      const helloPost = await measure(`round ${round}: hello-world POST (baseline)`, helloPostOptions);
+      const hold = await measure(`round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens));
       rows.push(helloPost, hold);
       if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
       byName.set(server.name, [...(byName.get(server.name) ?? []), { ratio: hold.requestsPerSecond / helloPost.requestsPerSecond, hold }]);
@@ -423,6 +427,22 @@ async function measureWorkers(helloPostOptions: Options, rows: Figures[]): Promi
     non2xx: r.reduce((sum, x) => sum + x.hold.non2xx + x.hold.errors, 0),
   }]));
 }
+
+/** Issue 22, 8(b): `start --workers 2` over PostgreSQL + Redis against one process on PostgreSQL alone. */
+const workerSetups: readonly Setup[] = [
+  { name: 'PostgreSQL, one process', backend: 'postgres' },
+  { name: 'PostgreSQL + Redis, --workers 2', backend: 'postgres+redis', args: ['--workers', '2'] },
+];
+
+/**
+ * BENCH_PARTS=ab with BENCH_BASELINE_DIR=/a/build (a directory with bin/ and dist/ of another
+ * commit, node_modules beside them): the embedded store's named-seat hold on that build against
+ * this one, alternating, to measure a change before/after in the same run.
+ */
+const abSetups = (baselineDir: string): readonly Setup[] => [
+  { name: 'SQLite, baseline build', backend: 'sqlite', bin: join(baselineDir, 'bin/ticketrush.js') },
+  { name: 'SQLite, this build', backend: 'sqlite' },
+];
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
@@ -493,10 +513,15 @@ async function main(): Promise<void> {
     cold = await measureColdHerds((await selectedBackends()).filter((b): b is 'sqlite' | 'postgres' => b === 'sqlite' || b === 'postgres'), coldRounds);
   }
 
-  let workers: Record<string, WorkersFigures> = {};
+  const alternating: Record<string, AlternatingFigures> = {};
   if (parts.has('workers') && (await postgresReachable(databaseUrl)).ok) {
     process.stdout.write('\n== workers: --workers 2 on PostgreSQL + Redis against one process on PostgreSQL ==\n');
-    workers = await measureWorkers(helloPostOptions, rows);
+    Object.assign(alternating, await measureAlternating(workerSetups, helloPostOptions, rows));
+  }
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
+  if (parts.has('ab') && baselineDir !== undefined) {
+    process.stdout.write(`\n== ab: the embedded hold, baseline build ${baselineDir} against this one ==\n`);
+    Object.assign(alternating, await measureAlternating(abSetups(baselineDir), helloPostOptions, rows));
   }
 
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
@@ -511,7 +536,7 @@ async function main(): Promise<void> {
   if (explicit !== undefined) {
     process.stdout.write(`\nembedded hold / hello-world POST: ${(explicit.ratio * 100).toFixed(1)}% (target >= 50%: ${explicit.ratio >= 0.5 ? 'PASS' : 'FAIL'}), p99 ${explicit.p99Ms} ms (target < 50 ms: ${explicit.p99Ms < 50 ? 'PASS' : 'FAIL'})\n`);
   }
-  for (const [name, w] of Object.entries(workers)) {
+  for (const [name, w] of Object.entries(alternating)) {
     process.stdout.write(`named-seat hold, ${name} / hello-world POST: median ${(w.ratio * 100).toFixed(1)}%, range ${(Math.min(...w.ratios) * 100).toFixed(1)}-${(Math.max(...w.ratios) * 100).toFixed(1)}% (rounds ${w.ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}), p99 ${w.p99Ms} ms, ${w.non2xx} non-2xx/errors\n`);
   }
   for (const [name, ratio] of Object.entries(extra)) {
@@ -545,7 +570,7 @@ async function main(): Promise<void> {
     worstEventLoopPauseMs: stalls,
     coldStartHerd: cold,
     soldOutRush: soldOut,
-    workers,
+    alternatingHolds: alternating,
     targets: { coldHerdToHealthzP99RatioMax: 3, holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
   }, null, 2)}\n`);
 }

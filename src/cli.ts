@@ -63,6 +63,8 @@ program
     const store = describeStore(config.database);
     const publicUrl = config.publicUrl === '' ? {} : { publicUrl: config.publicUrl };
     node.app.log.info({ url, ...publicUrl, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
+    // Logs leave in buffered chunks (compose.ts): the line a supervisor or a test waits for goes out now.
+    (node.app.log as { flush?: () => void }).flush?.();
     let stopping = false;
     const shutdown = (signal: string): void => {
       if (stopping) return;
