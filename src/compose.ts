@@ -242,10 +242,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     ticketFont: config.ticketFont,
     // Logs go to stdout through an asynchronous buffered writer. Without a minimum length every
     // line found the writer idle and cost a write of its own (5% of the main thread's CPU in a
-    // rush of holds, profile of issue 22 8(d)); with it lines leave in writes of about 4 KiB, and
-    // a quiet server's lines within a second (periodicFlush). Pino flushes the buffer when the
-    // process exits (a crash included); only a SIGKILL loses at most that second's lines.
-    logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false, minLength: logWriteBytesMin, periodicFlush: logFlushMs }) },
+    // rush of holds, profile of issue 22 8(d)); with it lines leave in writes of 2 to 4 KiB, and
+    // a quiet server's lines within a second (periodicFlush). A write carries whole lines and at
+    // most PIPE_BUF bytes (maxWrite), so the workers of --workers sharing one stdout pipe never
+    // interleave inside a line. Pino flushes the buffer when the process exits (a crash
+    // included); only a SIGKILL loses at most that second's lines.
+    logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false, minLength: logWriteBytesMin, maxWrite: logWriteBytesMax, periodicFlush: logFlushMs }) },
   }).catch(async (error: unknown) => {
     await releaseStorage();
     throw error;
@@ -367,8 +369,9 @@ function logAdminBootstrap(app: FastifyInstance, result: AdminBootstrap): void {
 }
 
 /** Where `npm run build` puts the web front end (dist/web), from src/ under tsx or from dist/. */
-/** Log lines are written in chunks of at least this much, or after logFlushMs. */
-const logWriteBytesMin = 4_096;
+/** Log lines are written in chunks of at least this much (whole lines, at most PIPE_BUF), or after logFlushMs. */
+const logWriteBytesMin = 2_048;
+const logWriteBytesMax = 4_096;
 const logFlushMs = 1_000;
 
 function builtWebRoot(): string {
