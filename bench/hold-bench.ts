@@ -40,7 +40,7 @@ const warmupSeconds = 2;
  * soldout: issue 22 item 8(a), a rush on a sold-out section over PostgreSQL (+ Redis).
  * workers: issue 22 item 8(b), named-seat holds on `start --workers 2` over PostgreSQL + Redis
  * against one process on PostgreSQL alone.
- * ab (not in the default set): with BENCH_BASELINE_DIR, another build's embedded hold against this one.
+ * ab (not in the default set): with BENCH_BASELINE_DIR or BENCH_BASELINE_ENV, a baseline's embedded hold against this build.
  */
 const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold,workers').split(',').map((p) => p.trim()));
 const buyerCount = 64;
@@ -110,7 +110,7 @@ async function createShow(base: string, token: string, title: string, sections: 
   return reply.json.showId as string;
 }
 
-async function startTicketRush(backend: Backend, startArgs: readonly string[] = [], bin = 'bin/ticketrush.js'): Promise<ChildServer> {
+async function startTicketRush(backend: Backend, startArgs: readonly string[] = [], bin = 'bin/ticketrush.js', env: Record<string, string> = {}): Promise<ChildServer> {
   // BENCH_CPU_PROF=dir writes a V8 CPU profile of the TicketRush process there, to see where time goes.
   const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
   const dir = mkdtempSync(join(dataDir, `${backend}-`));
@@ -139,6 +139,7 @@ async function startTicketRush(backend: Backend, startArgs: readonly string[] = 
     TICKETRUSH_ADMIN_PASSWORD: admin.password,
     // The bench's few buyers take thousands of seats each: it measures the hold path, not the per-buyer limit.
     TICKETRUSH_MAX_SEATS_PER_USER: '200000',
+    ...env,
   }, join(dir, 'ticketrush.log'));
 }
 
@@ -393,6 +394,8 @@ interface Setup {
   readonly args?: readonly string[];
   /** Another build's bin/ticketrush.js (BENCH_BASELINE_DIR), for a before/after in one run. */
   readonly bin?: string;
+  /** Settings of this server only (BENCH_BASELINE_ENV), e.g. to see what a setting costs. */
+  readonly env?: Record<string, string>;
 }
 
 /**
@@ -403,7 +406,7 @@ interface Setup {
 async function measureAlternating(setups: readonly Setup[], helloPostOptions: Options, rows: Figures[]): Promise<Record<string, AlternatingFigures>> {
   const servers: { name: string; base: string; adminToken: string; tokens: string[] }[] = [];
   for (const setup of setups) {
-    const server = await startTicketRush(setup.backend, setup.args, setup.bin);
+    const server = await startTicketRush(setup.backend, setup.args, setup.bin, setup.env);
     children.push(server);
     // With --workers a first request may land on a worker still starting: the warm-up (thousands
     // of holds spread over the workers by node:cluster) runs before anything is measured.
@@ -435,14 +438,19 @@ const workerSetups: readonly Setup[] = [
 ];
 
 /**
- * BENCH_PARTS=ab with BENCH_BASELINE_DIR=/a/build (a directory with bin/ and dist/ of another
- * commit, node_modules beside them): the embedded store's named-seat hold on that build against
- * this one, alternating, to measure a change before/after in the same run.
+ * BENCH_PARTS=ab: the embedded store's named-seat hold on a baseline against this build,
+ * alternating, to measure a change before/after in the same run. The baseline is another build
+ * (BENCH_BASELINE_DIR: a directory with bin/ and dist/ of another commit, node_modules beside
+ * them), or this build with other settings (BENCH_BASELINE_ENV=KEY=value,KEY=value), or both.
  */
-const abSetups = (baselineDir: string): readonly Setup[] => [
-  { name: 'SQLite, baseline build', backend: 'sqlite', bin: join(baselineDir, 'bin/ticketrush.js') },
-  { name: 'SQLite, this build', backend: 'sqlite' },
-];
+function abSetups(baselineDir: string | undefined, baselineEnv: string | undefined): readonly Setup[] {
+  const env = Object.fromEntries((baselineEnv ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return [
+    { name: `SQLite, baseline (${[baselineDir ?? 'this build', baselineEnv ?? ''].filter((x) => x !== '').join(', ')})`, backend: 'sqlite', env, ...(baselineDir === undefined ? {} : { bin: join(baselineDir, 'bin/ticketrush.js') }) },
+    { name: 'SQLite, this build', backend: 'sqlite' },
+  ];
+}
+
 
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
@@ -519,9 +527,10 @@ async function main(): Promise<void> {
     Object.assign(alternating, await measureAlternating(workerSetups, helloPostOptions, rows));
   }
   const baselineDir = process.env.BENCH_BASELINE_DIR;
-  if (parts.has('ab') && baselineDir !== undefined) {
-    process.stdout.write(`\n== ab: the embedded hold, baseline build ${baselineDir} against this one ==\n`);
-    Object.assign(alternating, await measureAlternating(abSetups(baselineDir), helloPostOptions, rows));
+  const baselineEnv = process.env.BENCH_BASELINE_ENV;
+  if (parts.has('ab') && (baselineDir !== undefined || baselineEnv !== undefined)) {
+    process.stdout.write('\n== ab: the embedded hold, a baseline against this build ==\n');
+    Object.assign(alternating, await measureAlternating(abSetups(baselineDir, baselineEnv), helloPostOptions, rows));
   }
 
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
