@@ -24,6 +24,7 @@ import pg from 'pg';
 import { createSchema, dropSchema, postgresReachable, uniqueSchemaName } from '../test/support/postgres.js';
 import { measureColdHerds } from './cold-herd.js';
 import { deleteRedisKeys } from '../test/support/redis.js';
+import { treeCpuMs } from './process-cpu.js';
 
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 type Backend = 'sqlite' | 'postgres' | 'postgres+redis';
@@ -56,14 +57,18 @@ interface Figures {
   readonly non2xx: number;
   readonly errors: number;
   readonly total: number;
+  /** CPU the server (process tree) used per request in the measured seconds, when asked (part ab/workers). */
+  readonly cpuUsPerRequest?: number;
 }
 
 const children: ChildServer[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'ticketrush-bench-'));
 const schemas: string[] = [];
 
-async function measure(name: string, options: Options): Promise<Figures> {
+async function measure(name: string, options: Options, serverPid?: number): Promise<Figures> {
+  const cpuBefore = treeCpuMs(serverPid);
   const result: Result = await autocannon({ ...options, connections, duration: seconds });
+  const cpuUsPerRequest = ((treeCpuMs(serverPid) - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   const figures = {
     name,
     requestsPerSecond: result.requests.average,
@@ -72,8 +77,10 @@ async function measure(name: string, options: Options): Promise<Figures> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    ...(serverPid === undefined ? {} : { cpuUsPerRequest }),
   };
-  process.stdout.write(`  ${name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms\n`);
+  const cpu = figures.cpuUsPerRequest === undefined ? '' : `, server CPU ${Math.round(figures.cpuUsPerRequest)} us/request`;
+  process.stdout.write(`  ${name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms${cpu}\n`);
   return figures;
 }
 
@@ -386,6 +393,9 @@ interface AlternatingFigures {
   readonly ratio: number;
   readonly p99Ms: number;
   readonly non2xx: number;
+  /** Server CPU per hold over the hello-world's CPU per request, per round (steadier than req/s on a busy machine). */
+  readonly cpuRatios: number[];
+  readonly holdCpuUs: number[];
 }
 
 interface Setup {
@@ -403,24 +413,25 @@ interface Setup {
  * hello-world POST measured just before it. Every server runs for the whole part and the rounds
  * alternate A/B/A/B, so all see the same (shared, noisy) machine; the ranges are reported.
  */
-async function measureAlternating(setups: readonly Setup[], helloPostOptions: Options, rows: Figures[]): Promise<Record<string, AlternatingFigures>> {
-  const servers: { name: string; base: string; adminToken: string; tokens: string[] }[] = [];
+async function measureAlternating(setups: readonly Setup[], helloPostOptions: Options, rows: Figures[], helloPid: number | undefined): Promise<Record<string, AlternatingFigures>> {
+  const servers: { name: string; base: string; pid: number | undefined; adminToken: string; tokens: string[] }[] = [];
   for (const setup of setups) {
     const server = await startTicketRush(setup.backend, setup.args, setup.bin, setup.env);
     children.push(server);
     // With --workers a first request may land on a worker still starting: the warm-up (thousands
     // of holds spread over the workers by node:cluster) runs before anything is measured.
-    servers.push({ name: setup.name, base: server.url, ...(await buyersAndWarmUp(server.url)) });
+    servers.push({ name: setup.name, base: server.url, pid: server.child.pid, ...(await buyersAndWarmUp(server.url)) });
   }
-  const byName = new Map<string, { ratio: number; hold: Figures }[]>();
+  const byName = new Map<string, { ratio: number; cpuRatio: number; hold: Figures }[]>();
   for (let round = 1; round <= rounds; round++) {
     for (const server of servers) {
       const show = await rushShow(server.base, server.adminToken, `Bench alternating ${round}`, 10);
-      const helloPost = await measure(`round ${round}: hello-world POST (baseline)`, helloPostOptions);
-      const hold = await measure(`round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens));
+      const helloPost = await measure(`round ${round}: hello-world POST (baseline)`, helloPostOptions, helloPid);
+      const hold = await measure(`round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens), server.pid);
       rows.push(helloPost, hold);
       if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
-      byName.set(server.name, [...(byName.get(server.name) ?? []), { ratio: hold.requestsPerSecond / helloPost.requestsPerSecond, hold }]);
+      const cpuRatio = (helloPost.cpuUsPerRequest ?? Number.NaN) / (hold.cpuUsPerRequest ?? Number.NaN);
+      byName.set(server.name, [...(byName.get(server.name) ?? []), { ratio: hold.requestsPerSecond / helloPost.requestsPerSecond, cpuRatio, hold }]);
     }
   }
   return Object.fromEntries([...byName].map(([name, r]) => [name, {
@@ -428,6 +439,8 @@ async function measureAlternating(setups: readonly Setup[], helloPostOptions: Op
     ratio: median(r.map((x) => x.ratio)),
     p99Ms: median(r.map((x) => x.hold.p99Ms)),
     non2xx: r.reduce((sum, x) => sum + x.hold.non2xx + x.hold.errors, 0),
+    cpuRatios: r.map((x) => x.cpuRatio),
+    holdCpuUs: r.map((x) => x.hold.cpuUsPerRequest ?? Number.NaN),
   }]));
 }
 
@@ -524,13 +537,13 @@ async function main(): Promise<void> {
   const alternating: Record<string, AlternatingFigures> = {};
   if (parts.has('workers') && (await postgresReachable(databaseUrl)).ok) {
     process.stdout.write('\n== workers: --workers 2 on PostgreSQL + Redis against one process on PostgreSQL ==\n');
-    Object.assign(alternating, await measureAlternating(workerSetups, helloPostOptions, rows));
+    Object.assign(alternating, await measureAlternating(workerSetups, helloPostOptions, rows, hello.child.pid));
   }
   const baselineDir = process.env.BENCH_BASELINE_DIR;
   const baselineEnv = process.env.BENCH_BASELINE_ENV;
   if (parts.has('ab') && (baselineDir !== undefined || baselineEnv !== undefined)) {
     process.stdout.write('\n== ab: the embedded hold, a baseline against this build ==\n');
-    Object.assign(alternating, await measureAlternating(abSetups(baselineDir, baselineEnv), helloPostOptions, rows));
+    Object.assign(alternating, await measureAlternating(abSetups(baselineDir, baselineEnv), helloPostOptions, rows, hello.child.pid));
   }
 
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
@@ -546,7 +559,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\nembedded hold / hello-world POST: ${(explicit.ratio * 100).toFixed(1)}% (target >= 50%: ${explicit.ratio >= 0.5 ? 'PASS' : 'FAIL'}), p99 ${explicit.p99Ms} ms (target < 50 ms: ${explicit.p99Ms < 50 ? 'PASS' : 'FAIL'})\n`);
   }
   for (const [name, w] of Object.entries(alternating)) {
-    process.stdout.write(`named-seat hold, ${name} / hello-world POST: median ${(w.ratio * 100).toFixed(1)}%, range ${(Math.min(...w.ratios) * 100).toFixed(1)}-${(Math.max(...w.ratios) * 100).toFixed(1)}% (rounds ${w.ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}), p99 ${w.p99Ms} ms, ${w.non2xx} non-2xx/errors\n`);
+    process.stdout.write(`named-seat hold, ${name} / hello-world POST: median ${(w.ratio * 100).toFixed(1)}%, range ${(Math.min(...w.ratios) * 100).toFixed(1)}-${(Math.max(...w.ratios) * 100).toFixed(1)}% (rounds ${w.ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}), p99 ${w.p99Ms} ms, ${w.non2xx} non-2xx/errors; server CPU per hold ${w.holdCpuUs.map((us) => Math.round(us)).join(', ')} us = hello-world's CPU per request x ${w.cpuRatios.map((c) => (1 / c).toFixed(1)).join(', ')} (median ratio ${(median(w.cpuRatios) * 100).toFixed(1)}%)\n`);
   }
   for (const [name, ratio] of Object.entries(extra)) {
     const target = name.includes('304') ? ` (target >= 80%: ${ratio >= 0.8 ? 'PASS' : 'FAIL'})` : '';
