@@ -24,6 +24,7 @@ import pg from 'pg';
 import { createSchema, dropSchema, postgresReachable, uniqueSchemaName } from '../test/support/postgres.js';
 import { measureColdHerds } from './cold-herd.js';
 import { deleteRedisKeys } from '../test/support/redis.js';
+import { treeCpuMs } from './process-cpu.js';
 
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 type Backend = 'sqlite' | 'postgres' | 'postgres+redis';
@@ -38,8 +39,11 @@ const warmupSeconds = 2;
  * BENCH_PARTS=holds,stalls,reads,soldout,cold (all by default) runs only some parts, for a quick look at one.
  * cold: issue 22 item 8(c), the 500-buyer herd on a freshly started server (bench/cold-herd.ts).
  * soldout: issue 22 item 8(a), a rush on a sold-out section over PostgreSQL (+ Redis).
+ * workers: issue 22 item 8(b), named-seat holds on `start --workers 2` over PostgreSQL + Redis
+ * against one process on PostgreSQL alone.
+ * ab (not in the default set): with BENCH_BASELINE_DIR or BENCH_BASELINE_ENV, a baseline's embedded hold against this build.
  */
-const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold').split(',').map((p) => p.trim()));
+const parts = new Set((process.env.BENCH_PARTS ?? 'holds,stalls,reads,soldout,cold,workers').split(',').map((p) => p.trim()));
 const buyerCount = 64;
 /** Fresh servers per backend for the cold-start herd (BENCH_COLD_ROUNDS). */
 const coldRounds = Number(process.env.BENCH_COLD_ROUNDS ?? 3);
@@ -53,14 +57,18 @@ interface Figures {
   readonly non2xx: number;
   readonly errors: number;
   readonly total: number;
+  /** CPU the server (process tree) used per request in the measured seconds, when asked (part ab/workers). */
+  readonly cpuUsPerRequest?: number;
 }
 
 const children: ChildServer[] = [];
 const dataDir = mkdtempSync(join(tmpdir(), 'ticketrush-bench-'));
 const schemas: string[] = [];
 
-async function measure(name: string, options: Options): Promise<Figures> {
+async function measure(name: string, options: Options, serverPid?: number): Promise<Figures> {
+  const cpuBefore = treeCpuMs(serverPid);
   const result: Result = await autocannon({ ...options, connections, duration: seconds });
+  const cpuUsPerRequest = ((treeCpuMs(serverPid) - cpuBefore) * 1000) / Math.max(1, result.requests.total);
   const figures = {
     name,
     requestsPerSecond: result.requests.average,
@@ -69,8 +77,10 @@ async function measure(name: string, options: Options): Promise<Figures> {
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
     total: result.requests.total,
+    ...(serverPid === undefined ? {} : { cpuUsPerRequest }),
   };
-  process.stdout.write(`  ${name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms\n`);
+  const cpu = figures.cpuUsPerRequest === undefined ? '' : `, server CPU ${Math.round(figures.cpuUsPerRequest)} us/request`;
+  process.stdout.write(`  ${name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms${cpu}\n`);
   return figures;
 }
 
@@ -107,10 +117,10 @@ async function createShow(base: string, token: string, title: string, sections: 
   return reply.json.showId as string;
 }
 
-async function startTicketRush(backend: Backend): Promise<ChildServer> {
+async function startTicketRush(backend: Backend, startArgs: readonly string[] = [], bin = 'bin/ticketrush.js', env: Record<string, string> = {}): Promise<ChildServer> {
   // BENCH_CPU_PROF=dir writes a V8 CPU profile of the TicketRush process there, to see where time goes.
   const profile = process.env.BENCH_CPU_PROF === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF];
-  const dir = join(dataDir, backend);
+  const dir = mkdtempSync(join(dataDir, `${backend}-`));
   mkdirSync(dir, { recursive: true });
   let store: Record<string, string> = {};
   if (backend !== 'sqlite') {
@@ -124,7 +134,7 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
       store = { ...store, TICKETRUSH_REDIS_URL: redisUrl, TICKETRUSH_REDIS_PREFIX: prefix };
     }
   }
-  return startChildServer([...profile, 'bin/ticketrush.js', 'start'], {
+  return startChildServer([...profile, bin, 'start', ...startArgs], {
     ...process.env,
     ...store,
     PORT: '0',
@@ -136,6 +146,7 @@ async function startTicketRush(backend: Backend): Promise<ChildServer> {
     TICKETRUSH_ADMIN_PASSWORD: admin.password,
     // The bench's few buyers take thousands of seats each: it measures the hold path, not the per-buyer limit.
     TICKETRUSH_MAX_SEATS_PER_USER: '200000',
+    ...env,
   }, join(dir, 'ticketrush.log'));
 }
 
@@ -361,6 +372,99 @@ async function measureSoldOut(base: string, adminToken: string, tokens: readonly
   return { ratioToHelloGet: median(ratios), attempts, refused, scansPerClaim, rushScans: after - sold, reachedShare };
 }
 
+/** Logs the admin and `buyerCount` fresh buyers in, and warms the server's JIT with named-seat holds. */
+async function buyersAndWarmUp(base: string): Promise<{ adminToken: string; tokens: string[] }> {
+  const adminToken = await login(base, admin.username, admin.password);
+  const tokens: string[] = [];
+  for (let i = 0; i < buyerCount; i++) {
+    const username = `bench-buyer-${i}`;
+    await call(base, 'POST', '/api/v1/auth/register', { username, password: 'bench-password-1' });
+    tokens.push(await login(base, username, 'bench-password-1'));
+  }
+  // Warm the JIT once; then each round measures the baseline and each scenario back to back, so
+  // they see the same machine, and the median round's ratio is reported.
+  const warmup = await rushShow(base, adminToken, 'Bench warm-up', 5);
+  await autocannon({ ...holdRequests(base, warmup.showId, warmup.seatIds, tokens), connections, duration: warmupSeconds });
+  return { adminToken, tokens };
+}
+
+interface AlternatingFigures {
+  readonly ratios: number[];
+  readonly ratio: number;
+  readonly p99Ms: number;
+  readonly non2xx: number;
+  /** Server CPU per hold over the hello-world's CPU per request, per round (steadier than req/s on a busy machine). */
+  readonly cpuRatios: number[];
+  readonly holdCpuUs: number[];
+}
+
+interface Setup {
+  readonly name: string;
+  readonly backend: Backend;
+  readonly args?: readonly string[];
+  /** Another build's bin/ticketrush.js (BENCH_BASELINE_DIR), for a before/after in one run. */
+  readonly bin?: string;
+  /** Settings of this server only (BENCH_BASELINE_ENV), e.g. to see what a setting costs. */
+  readonly env?: Record<string, string>;
+}
+
+/**
+ * Named-seat holds (one fresh seat a request) on each of `setups`, each as a ratio to the
+ * hello-world POST measured just before it. Every server runs for the whole part and the rounds
+ * alternate A/B/A/B, so all see the same (shared, noisy) machine; the ranges are reported.
+ */
+async function measureAlternating(setups: readonly Setup[], helloPostOptions: Options, rows: Figures[], helloPid: number | undefined): Promise<Record<string, AlternatingFigures>> {
+  const servers: { name: string; base: string; pid: number | undefined; adminToken: string; tokens: string[] }[] = [];
+  for (const setup of setups) {
+    const server = await startTicketRush(setup.backend, setup.args, setup.bin, setup.env);
+    children.push(server);
+    // With --workers a first request may land on a worker still starting: the warm-up (thousands
+    // of holds spread over the workers by node:cluster) runs before anything is measured.
+    servers.push({ name: setup.name, base: server.url, pid: server.child.pid, ...(await buyersAndWarmUp(server.url)) });
+  }
+  const byName = new Map<string, { ratio: number; cpuRatio: number; hold: Figures }[]>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const server of servers) {
+      const show = await rushShow(server.base, server.adminToken, `Bench alternating ${round}`, 10);
+      const helloPost = await measure(`round ${round}: hello-world POST (baseline)`, helloPostOptions, helloPid);
+      const hold = await measure(`round ${round}: ${server.name}: POST hold (explicit seat)`, holdRequests(server.base, show.showId, show.seatIds, server.tokens), server.pid);
+      rows.push(helloPost, hold);
+      if (hold.non2xx > 0 || hold.errors > 0) process.stdout.write(`  note: ${hold.non2xx} non-2xx, ${hold.errors} errors\n`);
+      const cpuRatio = (helloPost.cpuUsPerRequest ?? Number.NaN) / (hold.cpuUsPerRequest ?? Number.NaN);
+      byName.set(server.name, [...(byName.get(server.name) ?? []), { ratio: hold.requestsPerSecond / helloPost.requestsPerSecond, cpuRatio, hold }]);
+    }
+  }
+  return Object.fromEntries([...byName].map(([name, r]) => [name, {
+    ratios: r.map((x) => x.ratio),
+    ratio: median(r.map((x) => x.ratio)),
+    p99Ms: median(r.map((x) => x.hold.p99Ms)),
+    non2xx: r.reduce((sum, x) => sum + x.hold.non2xx + x.hold.errors, 0),
+    cpuRatios: r.map((x) => x.cpuRatio),
+    holdCpuUs: r.map((x) => x.hold.cpuUsPerRequest ?? Number.NaN),
+  }]));
+}
+
+/** Issue 22, 8(b): `start --workers 2` over PostgreSQL + Redis against one process on PostgreSQL alone. */
+const workerSetups: readonly Setup[] = [
+  { name: 'PostgreSQL, one process', backend: 'postgres' },
+  { name: 'PostgreSQL + Redis, --workers 2', backend: 'postgres+redis', args: ['--workers', '2'] },
+];
+
+/**
+ * BENCH_PARTS=ab: the embedded store's named-seat hold on a baseline against this build,
+ * alternating, to measure a change before/after in the same run. The baseline is another build
+ * (BENCH_BASELINE_DIR: a directory with bin/ and dist/ of another commit, node_modules beside
+ * them), or this build with other settings (BENCH_BASELINE_ENV=KEY=value,KEY=value), or both.
+ */
+function abSetups(baselineDir: string | undefined, baselineEnv: string | undefined): readonly Setup[] {
+  const env = Object.fromEntries((baselineEnv ?? '').split(',').filter((kv) => kv.includes('=')).map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+  return [
+    { name: `SQLite, baseline (${[baselineDir ?? 'this build', baselineEnv ?? ''].filter((x) => x !== '').join(', ')})`, backend: 'sqlite', env, ...(baselineDir === undefined ? {} : { bin: join(baselineDir, 'bin/ticketrush.js') }) },
+    { name: 'SQLite, this build', backend: 'sqlite' },
+  ];
+}
+
+
 const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 async function main(): Promise<void> {
@@ -376,22 +480,14 @@ async function main(): Promise<void> {
   let cold: Awaited<ReturnType<typeof measureColdHerds>> = {};
   const soldOut: Record<string, Record<string, number>> = {};
 
-  for (const backend of await selectedBackends()) {
+  // Only the parts that run per backend start one server per backend (workers and cold start their own).
+  const perBackend = ['holds', 'stalls', 'reads', 'soldout'].some((part) => parts.has(part));
+  for (const backend of perBackend ? await selectedBackends() : []) {
     process.stdout.write(`\n== ${backend} ==\n`);
     const server = await startTicketRush(backend);
     children.push(server);
     const base = server.url;
-    const adminToken = await login(base, admin.username, admin.password);
-    const tokens: string[] = [];
-    for (let i = 0; i < buyerCount; i++) {
-      const username = `bench-buyer-${i}`;
-      await call(base, 'POST', '/api/v1/auth/register', { username, password: 'bench-password-1' });
-      tokens.push(await login(base, username, 'bench-password-1'));
-    }
-    // Warm the JIT once; then each round measures the baseline and each scenario back to back, so
-    // they see the same machine, and the median round's ratio is reported.
-    const warmup = await rushShow(base, adminToken, 'Bench warm-up', 5);
-    await autocannon({ ...holdRequests(base, warmup.showId, warmup.seatIds, tokens), connections, duration: warmupSeconds });
+    const { adminToken, tokens } = await buyersAndWarmUp(base);
     const perScenario = new Map<string, { hello: Figures; hold: Figures; ratio: number }[]>();
     for (let round = 1; round <= (parts.has('holds') ? rounds : 0); round++) {
       for (const scenario of scenarios) {
@@ -438,6 +534,18 @@ async function main(): Promise<void> {
     cold = await measureColdHerds((await selectedBackends()).filter((b): b is 'sqlite' | 'postgres' => b === 'sqlite' || b === 'postgres'), coldRounds);
   }
 
+  const alternating: Record<string, AlternatingFigures> = {};
+  if (parts.has('workers') && (await postgresReachable(databaseUrl)).ok) {
+    process.stdout.write('\n== workers: --workers 2 on PostgreSQL + Redis against one process on PostgreSQL ==\n');
+    Object.assign(alternating, await measureAlternating(workerSetups, helloPostOptions, rows, hello.child.pid));
+  }
+  const baselineDir = process.env.BENCH_BASELINE_DIR;
+  const baselineEnv = process.env.BENCH_BASELINE_ENV;
+  if (parts.has('ab') && (baselineDir !== undefined || baselineEnv !== undefined)) {
+    process.stdout.write('\n== ab: the embedded hold, a baseline against this build ==\n');
+    Object.assign(alternating, await measureAlternating(abSetups(baselineDir, baselineEnv), helloPostOptions, rows, hello.child.pid));
+  }
+
   process.stdout.write('\n| scenario | req/s | p50 ms | p99 ms | non-2xx | errors |\n|---|---:|---:|---:|---:|---:|\n');
   for (const f of rows) process.stdout.write(`| ${f.name} | ${Math.round(f.requestsPerSecond)} | ${f.p50Ms} | ${f.p99Ms} | ${f.non2xx} | ${f.errors} |\n`);
   process.stdout.write('\n| backend | scenario | / hello-world POST (median round) | rounds | p99 ms |\n|---|---|---:|---|---:|\n');
@@ -449,6 +557,9 @@ async function main(): Promise<void> {
   const explicit = summary.sqlite?.['POST hold (explicit seat)'];
   if (explicit !== undefined) {
     process.stdout.write(`\nembedded hold / hello-world POST: ${(explicit.ratio * 100).toFixed(1)}% (target >= 50%: ${explicit.ratio >= 0.5 ? 'PASS' : 'FAIL'}), p99 ${explicit.p99Ms} ms (target < 50 ms: ${explicit.p99Ms < 50 ? 'PASS' : 'FAIL'})\n`);
+  }
+  for (const [name, w] of Object.entries(alternating)) {
+    process.stdout.write(`named-seat hold, ${name} / hello-world POST: median ${(w.ratio * 100).toFixed(1)}%, range ${(Math.min(...w.ratios) * 100).toFixed(1)}-${(Math.max(...w.ratios) * 100).toFixed(1)}% (rounds ${w.ratios.map((r) => `${(r * 100).toFixed(1)}%`).join(', ')}), p99 ${w.p99Ms} ms, ${w.non2xx} non-2xx/errors; server CPU per hold ${w.holdCpuUs.map((us) => Math.round(us)).join(', ')} us = hello-world's CPU per request x ${w.cpuRatios.map((c) => (1 / c).toFixed(1)).join(', ')} (median ratio ${(median(w.cpuRatios) * 100).toFixed(1)}%)\n`);
   }
   for (const [name, ratio] of Object.entries(extra)) {
     const target = name.includes('304') ? ` (target >= 80%: ${ratio >= 0.8 ? 'PASS' : 'FAIL'})` : '';
@@ -481,6 +592,7 @@ async function main(): Promise<void> {
     worstEventLoopPauseMs: stalls,
     coldStartHerd: cold,
     soldOutRush: soldOut,
+    alternatingHolds: alternating,
     targets: { coldHerdToHealthzP99RatioMax: 3, holdToHelloRatioMin: 0.5, holdP99MsMax: 50, seatMap304ToHelloGetRatioMin: 0.8, eventLoopPauseMsMax: 50 },
   }, null, 2)}\n`);
 }
