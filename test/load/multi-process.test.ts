@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { cpSync, mkdirSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -176,6 +177,12 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.stop()));
+  // TICKETRUSH_TEST_KEEP_LOGS=dir keeps the three servers' logs (they go with the data directory).
+  const keep = process.env.TICKETRUSH_TEST_KEEP_LOGS;
+  if (keep !== undefined && database !== undefined) {
+    mkdirSync(keep, { recursive: true });
+    for (const i of [0, 1, 2]) cpSync(join(database.dataDir, `server-${i}.log`), join(keep, `server-${i}.log`));
+  }
   await relay?.close();
   await receiver?.close();
   await auditStore?.close();
@@ -427,7 +434,10 @@ it.skipIf(!testOnPostgres)(`300 buyers over three processes${withRedis ? ' and R
   killed.add(0);
   (servers[0] as ChildServer).child.kill('SIGKILL');
   const killedAtPaid = tally.journeys.length;
+  const at = (): string => `${((performance.now() - started) / 1000).toFixed(1)} s`;
+  console.log(`multi-process: process 0 killed at ${at()} (${killedAtPaid} paid, ${tally.holdsGranted} holds)`);
   await flush;
+  if (redis !== null) console.log(`multi-process: Redis flushed after ${holdsAtFlush} holds (${flushed} keys); ${at()}`);
   await rush;
   await sampling;
   const rushSeconds = (performance.now() - started) / 1000;
@@ -452,8 +462,10 @@ it.skipIf(!testOnPostgres)(`300 buyers over three processes${withRedis ? ' and R
   }
 
   // The store's truth, once the survivors have expired, reconciled and ticketed what was left.
+  const settling = performance.now();
   const counts = await expectSettledAndConsistent({ database, provider: sharedLedger }, showId, seatsCount, 90_000);
   const audit = await readAudit({ database }, showId);
+  console.log(`multi-process: settled in ${((performance.now() - settling) / 1000).toFixed(1)} s`);
   const statusOf = new Map(audit.holds.map((h) => [h.holdId, h.status]));
   expect(abandoned.map((id) => statusOf.get(id))).toEqual(abandoned.map(() => 'EXPIRED'));
   const orders: Record<string, number> = {};
