@@ -1,4 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { cpSync, mkdirSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -360,8 +361,11 @@ async function expectRedisAgreesAfterRepair(): Promise<string> {
     const seen = await gateDisagreements(auditStore, prefix);
     return seen.takenButFree.length === 0 ? seen : undefined;
   }, 10_000, 'every seat PostgreSQL has taken is taken in the gate');
-  const gate = new GateService(openRedisGate({ url: redis.url, prefix, commandTimeoutMs: 2_000 }), auditStore, Date.now);
+  const port = openRedisGate({ url: redis.url, prefix, commandTimeoutMs: 2_000 });
+  const gate = new GateService(port, auditStore, Date.now);
   try {
+    // The gate sends nothing before its connection is up (no offline queue).
+    if (port.redis.status !== 'ready') await once(port.redis, 'ready');
     expect(await gate.repair(showId)).toBe(true);
   } finally {
     await gate.port.close();
