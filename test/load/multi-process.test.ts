@@ -62,6 +62,8 @@ let receiver: WebhookReceiver;
 let webhookSecret: string;
 /** The auditor's own store handle (sampling stock mid-rush, the gate's repair). */
 let auditStore: Store;
+/** Set once afterAll starts closing things: a sampler still running (a failed rush) stops quietly. */
+let closing = false;
 
 /**
  * The load balancer: forwards each request to the next live backend, trying the others when one
@@ -177,6 +179,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
+  closing = true;
   await Promise.all(servers.map((s) => s.stop()));
   // TICKETRUSH_TEST_KEEP_LOGS=dir keeps the three servers' logs (they go with the data directory).
   const keep = process.env.TICKETRUSH_TEST_KEEP_LOGS;
@@ -301,7 +304,7 @@ async function sampleStock(stop: Promise<unknown>, lows: StockLows): Promise<voi
   const watcher = redis === null ? null : new Redis(redis.url, { maxRetriesPerRequest: 1 });
   const unitsKey = redis === null ? '' : gateKeys(redis.prefix, showId)[3] as string;
   try {
-    while (!done) {
+    while (!done && !closing) {
       for (const section of await auditStore.availability(showId) ?? []) {
         if (section.kind === 'GENERAL_ADMISSION') lows.store = Math.min(lows.store, section.available);
       }
