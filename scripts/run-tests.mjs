@@ -43,16 +43,16 @@ const bookingSuites = [
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
-  // The Redis gate over PostgreSQL (skipped, saying so, when no Redis answers).
-  'test/gate',
 ];
+/** The Redis gate over PostgreSQL: in the postgres+redis passes only (it needs Redis; skipped, saying so, when none answers). */
+const gateSuites = ['test/gate'];
 /**
  * The default run's third pass, on PostgreSQL + Redis: short (about 3 minutes on a 2-core machine),
  * the suites where the gate changes what happens: the gate's own, the multi-process rush (Redis
  * flushed mid-rush, the gate's audit) and the hold, order and payment paths through the gate.
  * `--only=postgres+redis` runs every booking suite on it instead.
  */
-const redisSuites = ['test/gate', 'test/load/multi-process.test.ts', ...['hold-states', 'booking-api', 'payments-tickets'].map((name) => `test/http/${name}.test.ts`)];
+const redisSuites = [...gateSuites, 'test/load/multi-process.test.ts', ...['hold-states', 'booking-api', 'payments-tickets'].map((name) => `test/http/${name}.test.ts`)];
 /** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */
 const quickSuites = ['test/domain', 'test/contract', 'test/http'];
 // --only=sqlite or --only=postgres runs one of the two passes; --only=postgres+redis runs the
@@ -112,7 +112,7 @@ if (only === 'postgres+redis') {
     console.log(`\npostgres+redis suites not run: ${down}`);
     process.exit(1);
   }
-  const ok = vitest('postgres+redis', bookingSuites);
+  const ok = vitest('postgres+redis', [...bookingSuites, ...gateSuites]);
   console.log(`\n${ok ? 'passed' : 'FAILED'}: postgres+redis (booking suites and the gate's)`);
   process.exit(ok ? 0 : 1);
 }
