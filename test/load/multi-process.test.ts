@@ -149,8 +149,12 @@ beforeAll(async () => {
   auditStore = await openConfiguredStore(loadConfig({ ...database.env, TICKETRUSH_DEMO: '0' }));
   for (const user of users) expect((await auditStore.insertUser(user)).ok).toBe(true);
   // All three at the same moment, as a deploy starts them.
-  const started = await Promise.all([0, 1, 2].map((i) => startChildServer(['bin/ticketrush.js', 'start'], processEnv(i), join(database.dataDir, `server-${i}.log`))));
-  servers.push(...started);
+  const starting = await Promise.allSettled([0, 1, 2].map((i) => startChildServer(['bin/ticketrush.js', 'start'], processEnv(i), join(database.dataDir, `server-${i}.log`))));
+  // Those that did start are stopped by afterAll even when another one failed to.
+  for (const outcome of starting) if (outcome.status === 'fulfilled') servers.push(outcome.value);
+  const failed = starting.find((outcome) => outcome.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  const started = [...servers];
   relay.backends.push(...started.map((s) => s.url));
   const signed = users.map((u) => HttpBuyer.signedIn((started[0] as ChildServer).url, u.username, tokens.issue(u)));
   admin = signed[0] as HttpBuyer;
