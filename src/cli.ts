@@ -30,12 +30,14 @@ const workersMax = availableParallelism() * 4;
 
 program
   .command('start', { isDefault: true })
-  .description('Start the HTTP server on the embedded store (default command; configuration from the environment, see docs/operations.md)')
+  .description('Start the HTTP server on the embedded store (default command; configuration from the environment, see docs/operations.md). '
+    + 'It also runs the background jobs and sweeps unless --no-jobs')
+  .option('--no-jobs', 'serve the API only: run no jobs and no sweeps (run `ticketrush worker` beside it)')
   // `start` is the default, so commander hands it any word it does not know as a command: take
   // them here and refuse them by name, instead of starting a server or a vague arity error.
   .allowExcessArguments(true)
   .option('--workers <n>', `HTTP processes sharing one port (node:cluster), to use every core; needs TICKETRUSH_DATABASE_URL (1 to ${workersMax})`, wholeNumber(1, workersMax), 1)
-  .action(async (options: { workers: number }, command: Command) => {
+  .action(async (options: { workers: number; jobs: boolean }, command: Command) => {
     const [unknown] = command.args;
     if (unknown !== undefined) program.error(`error: unknown command '${unknown}'`, { code: 'commander.unknownCommand', exitCode: 2 });
     const [{ composeNode, describeStore }, { loadConfig }] = await Promise.all([import('./compose.js'), import('./config.js')]);
@@ -48,7 +50,7 @@ program
       runClusterPrimary({ workers: options.workers });
       return;
     }
-    const node = await composeNode(config);
+    const node = await composeNode(config, { jobs: options.jobs });
     let url: string;
     try {
       url = await node.listen();
@@ -62,17 +64,39 @@ program
     }
     const store = describeStore(config.database);
     const publicUrl = config.publicUrl === '' ? {} : { publicUrl: config.publicUrl };
-    node.app.log.info({ url, ...publicUrl, store, dataDir: config.dataDir, docs: `${url}/docs` }, `TicketRush is ready at ${url} (store: ${store})`);
-    let stopping = false;
-    const shutdown = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      node.app.log.info({ signal }, 'shutting down');
-      node.stop().then(() => process.exit(0), () => process.exit(1));
-    };
-    process.on('SIGINT', () => shutdown('SIGINT'));
-    process.on('SIGTERM', () => shutdown('SIGTERM'));
+    node.app.log.info({ url, ...publicUrl, store, dataDir: config.dataDir, docs: `${url}/docs`, jobs: options.jobs }, `TicketRush is ready at ${url} (store: ${store})`);
+    stopOnSignals(node);
   });
+
+program
+  .command('worker')
+  .description('Run the background jobs and periodic sweeps only, with no HTTP server (beside API processes started with --no-jobs; see docs/operations.md)')
+  .action(async () => {
+    const [{ composeNode, describeStore }, { loadConfig }] = await Promise.all([import('./compose.js'), import('./config.js')]);
+    const config = loadConfig();
+    const node = await composeNode(config, { jobs: true });
+    node.startJobs();
+    const store = describeStore(config.database);
+    const queue = config.redis === null ? 'in-process' : 'BullMQ';
+    node.app.log.info({ store, queue, holder: node.holder }, `TicketRush worker is running jobs (store: ${store}, queue: ${queue})`);
+    // Its timers are unref'd (they must not hold a server's process open at stop); with no
+    // listener this keeps the worker alive until a signal stops it.
+    setInterval(() => undefined, 3_600_000);
+    stopOnSignals(node);
+  });
+
+/** SIGINT and SIGTERM stop the node once (jobs finish, the store closes), then the process exits. */
+function stopOnSignals(node: { app: { log: { info(details: object, message: string): void } }; stop(): Promise<void> }): void {
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    node.app.log.info({ signal }, 'shutting down');
+    node.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+}
 
 const drill = program.command('drill').description('Drills against a server: load with an audit at the end (see docs/operations.md, Drills)');
 drill

@@ -13,7 +13,8 @@ import { timeLimitedProvider } from './adapters/payments/time-limited-provider.j
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
 import { randomIds } from './adapters/runtime/random-ids.js';
 import { systemClock } from './adapters/runtime/system-clock.js';
-import { createTimerScheduler } from './adapters/runtime/timer-scheduler.js';
+import { createInProcessQueue } from './adapters/runtime/in-process-queue.js';
+import { createBullmqQueue } from './adapters/redis/bullmq-queue.js';
 import { lockDataDir } from './adapters/sqlite/data-dir-lock.js';
 import { openPgStore, type PgStore } from './adapters/postgres/pg-store.js';
 import { pgSandboxLedger } from './adapters/postgres/sandbox-ledger.js';
@@ -24,10 +25,11 @@ import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telem
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
-import { startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
+import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
@@ -44,6 +46,7 @@ import { limits, selfAddressOf, type SelfAddress } from './domain/index.js';
 import { openConfiguredStore } from './compose-store.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
+import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
 import type { OutboxSink, Store } from './ports/engine/index.js';
 
@@ -53,6 +56,8 @@ export interface Node {
   readonly sandbox: SandboxProvider | null;
   readonly ctx: AppContext;
   readonly config: Config;
+  /** This process's name in the sweeps' leases. */
+  readonly holder: string;
   /**
    * Webhooks out: the outbox relay's sink (register it with the relay), and the sender of
    * deliveries (its runJob is the deliver-webhook job's handler).
@@ -60,8 +65,13 @@ export interface Node {
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
   /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
   readonly gateSink: OutboxSink | null;
-  /** Listens, then starts the sandbox's deliveries and the background safety nets. Returns the address it listens at. */
+  /**
+   * Listens, then starts the sandbox's deliveries and (unless composed with jobs: false) the
+   * periodic sweeps and the webhooks' due pass. Returns the address it listens at.
+   */
   listen(): Promise<string>;
+  /** Starts running named jobs and the periodic sweeps without listening (`ticketrush worker`); listen() calls it. */
+  startJobs(): void;
   stop(): Promise<void>;
 }
 
@@ -71,6 +81,11 @@ export interface ComposeOptions {
   readonly logger?: boolean | Record<string, unknown>;
   /** The built web front end to serve at `/` (default dist/web); null serves the API only. */
   readonly webRoot?: string | null;
+  /**
+   * Whether this process runs jobs and the periodic sweeps (default true). false: API only
+   * (`ticketrush start --no-jobs`); it still enqueues jobs, for the processes that run them.
+   */
+  readonly jobs?: boolean;
   /**
    * Open the database pools' connections before listening and keep them (default true, as a
    * deployed server should). In-process test nodes turn it off: many share one PostgreSQL.
@@ -139,7 +154,22 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   const reportAnomaly = (kind: string, details: Readonly<Record<string, unknown>>): void =>
     app.log.warn({ ...details, anomaly: kind }, 'payment anomaly: callback acknowledged but not applied as sent');
   const { telemetry, registry } = createPrometheusTelemetry(reportError, reportAnomaly);
-  const scheduler = createTimerScheduler(() => clock.now(), (key, error) => telemetry.jobFailed(`scheduled-${key.split(':')[0] ?? 'job'}`, error));
+  const runsJobs = options.jobs !== false;
+  const holder = `${hostname()}:${process.pid}:${randomBytes(6).toString('hex')}`;
+  const onJobError = (name: string, _key: string, error: unknown): void => telemetry.jobFailed(name, error);
+  // BullMQ when Redis is configured: a job outlives the process that enqueued it. Otherwise the
+  // jobs run in this process and the sweeps (leased, so one process runs each) are the durable
+  // net: see docs/architecture.md, "Jobs".
+  let queue: JobBackend;
+  try {
+    queue = config.redis === null
+      ? createInProcessQueue(() => clock.now(), onJobError)
+      : await createBullmqQueue({ url: config.redis.url, prefix: config.redis.prefix, now: () => clock.now(), onError: onJobError });
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    dataDirLock.release();
+    throw new Error(`Redis at TICKETRUSH_REDIS_URL is unreachable: ${(error as Error).message}`, { cause: error });
+  }
   const sandbox = config.paymentProvider === 'sandbox'
     ? createSandboxProvider({
       ledger: isPgStore(store) ? pgSandboxLedger(store.lanes.checkout) : openSqliteSandboxLedger(join(config.dataDir, 'sandbox-provider.db')),
@@ -173,7 +203,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     store: feedingReadModel(store, seatMaps),
     clock,
     ids: randomIds,
-    scheduler,
+    jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
@@ -193,8 +223,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   };
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
-  // deliver-webhook job), never on a request's path. No job queue is wired yet: the due pass,
-  // woken by the sink, sends at once.
+  // deliver-webhook job), never on a request's path. The due pass, woken by the sink, sends at
+  // once; with BullMQ each retry is also a delayed job, so it survives this process.
   const webhookSender = createUndiciSender();
   const webhookDelivery = new WebhookDelivery({
     store,
@@ -202,7 +232,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // randomInt's range is below 2^48: 47 bits of jitter are plenty.
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     sender: webhookSender,
-    jobs: null,
+    // On BullMQ each attempt is a job that outlives this process; in-process, the due pass alone.
+    jobs: config.redis === null ? null : queue,
     policy: { ...defaultWebhookDeliveryPolicy, timeoutMs: config.webhooks.timeoutMs, concurrency: config.webhooks.concurrency, leaseMs: Math.max(defaultWebhookDeliveryPolicy.leaseMs, 3 * config.webhooks.timeoutMs) },
     onError: (what, error) => telemetry.jobFailed(what, error),
     onAttempt: (outcome, durationMs) => telemetry.webhookAttempt(outcome, durationMs / 1000),
@@ -211,7 +242,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     store,
     clock,
     newDeliveryId: () => `dlv_${randomBytes(12).toString('hex')}`,
-    jobs: null,
+    // On BullMQ each attempt is a job that outlives this process; in-process, the due pass alone.
+    jobs: config.redis === null ? null : queue,
     wake: () => webhookDelivery.wake(),
     onError: (what, error) => telemetry.jobFailed(what, error),
   });
@@ -245,16 +277,22 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // a blocking write per request. Pino flushes what is buffered when the process exits.
     logger: options.logger ?? { level: config.logLevel, stream: pino.destination({ dest: 1, sync: false }) },
   }).catch(async (error: unknown) => {
+    await queue.close();
     await releaseStorage();
     throw error;
   });
+  // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
+  // released on time); the periodic sweeps start with listen() or startJobs().
+  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
+  let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
   const release = async (): Promise<void> => {
+    await jobs?.stop();
     feed?.stop();
     relay?.stop();
-    scheduler.stop();
+    await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     webhookDelivery.stop();
     // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
@@ -272,8 +310,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (config.database.kind !== 'sqlite') {
       feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
     }
-    // Holds that fell due while the process was down are freed before the first request.
-    await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
+    // Holds that fell due while the process was down are freed before the first request (by the
+    // processes that run jobs; an API-only one leaves it to them).
+    if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
     // The read models of the shows on sale (or about to be) loaded before the first request.
     const warmed = await warmReadModels(ctx);
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
@@ -285,13 +324,28 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     throw error;
   }
 
-  let jobs: BackgroundJobs | null = null;
   let listening = false;
+  const startJobs = (): void => {
+    if (jobs !== null) return;
+    queue.start(jobHandlers(ctx, webhookDelivery));
+    jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
+      expirySweepMs: config.expirySweepMs,
+      ticketSweepMs: config.ticketSweepMs,
+      reconcileMs: config.reconcileMs,
+      reconcileAfterMs: config.reconcileAfterMs,
+    }), holder, (job, error) => telemetry.jobFailed(job, error));
+    // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
+    webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
+    webhookTimer.unref();
+    webhookDelivery.wake();
+  };
   return {
     app,
     sandbox,
     ctx,
     config,
+    holder,
+    startJobs,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
     gateSink,
     async listen() {
@@ -300,22 +354,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       if (baseUrl === '') baseUrl = address;
       listening = true;
       sandbox?.start();
-      jobs = startBackgroundJobs(ctx, {
-        expirySweepMs: config.expirySweepMs,
-        ticketSweepMs: config.ticketSweepMs,
-        reconcileMs: config.reconcileMs,
-        reconcileAfterMs: config.reconcileAfterMs,
-      }, (job, error) => telemetry.jobFailed(job, error));
-      // Due deliveries (retries, and any whose job was lost); each pass leases, so processes share.
-      webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
-      webhookTimer.unref();
-      webhookDelivery.wake();
+      if (runsJobs) startJobs();
       // This process's own address: behind a load balancer (TICKETRUSH_PUBLIC_URL) it differs
       // from the public one, and the operator (and a test) must reach each process.
       return address;
     },
     async stop() {
-      jobs?.stop();
+      await jobs?.stop();
       // Callbacks go to this very listener: deliver the decided ones while it still answers.
       if (listening) await sandbox?.drain(limits.sandboxDrainMsMax);
       await release();

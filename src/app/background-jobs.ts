@@ -1,3 +1,4 @@
+import { limits } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
@@ -11,35 +12,94 @@ export interface BackgroundIntervals {
   readonly reconcileAfterMs: number;
 }
 
-export interface BackgroundJobs {
-  stop(): void;
+/** A periodic safety net that one process at a time runs. */
+export interface PeriodicSweep {
+  /** Its name: the lease's, and (for keyset passes) the cursor's. */
+  readonly name: string;
+  readonly everyMs: number;
+  run(): Promise<unknown>;
 }
 
 /**
- * The periodic safety nets. Each loop runs one pass at a time (no overlap), logs and survives
- * its own failures, and stops cleanly.
+ * The registry of periodic sweeps: adding one (the outbox relay, webhook due-deliveries) is one
+ * line here. Each is a bounded pass that is safe to run anywhere, any time, and never twice at once.
  */
-export function startBackgroundJobs(ctx: AppContext, intervals: BackgroundIntervals, onError: (job: string, error: unknown) => void): BackgroundJobs {
+export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals): PeriodicSweep[] {
+  return [
+    { name: 'expiry-sweep', everyMs: intervals.expirySweepMs, run: () => sweepOverdueHolds(ctx) },
+    { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
+    { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },
+    { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
+  ];
+}
+
+export interface BackgroundJobs {
+  /** Stops the timers and waits for the runs in progress, whose leases are then let go. */
+  stop(): Promise<void>;
+}
+
+/**
+ * How long a lease lasts unless renewed: it bounds how long a sweep stays stopped when the process
+ * running it dies mid-run. Renewed every third of it while the run goes on.
+ */
+export function leaseMsOf(everyMs: number): number {
+  return Math.min(Math.max(everyMs * limits.sweepLeasePeriods, limits.sweepLeaseMsMin), limits.sweepLeaseMsMax);
+}
+
+/**
+ * Runs each sweep every `everyMs`, in one process at a time across every process on the database:
+ * a run starts only with the sweep's lease (a compare-and-set on its row), renews it while it
+ * goes on, and lets it go at the end, so the next run may be any process's. A run that does not
+ * get the lease is skipped. Each loop runs one pass at a time, logs and survives its own failures
+ * (a store that is away included), and stops cleanly.
+ */
+export function startBackgroundJobs(
+  ctx: Pick<AppContext, 'store' | 'clock'>, sweeps: readonly PeriodicSweep[], holder: string, onError: (job: string, error: unknown) => void,
+): BackgroundJobs {
   const timers: NodeJS.Timeout[] = [];
-  const every = (job: string, ms: number, pass: () => Promise<unknown>): void => {
-    let running = false;
+  const running = new Set<Promise<void>>();
+  const runOnce = async (sweep: PeriodicSweep): Promise<void> => {
+    const ttlMs = leaseMsOf(sweep.everyMs);
+    const lease = await ctx.store.acquireLease({ name: sweep.name, holder, now: ctx.clock.now(), ttlMs });
+    if (!lease.ok) return;
+    let renewing: Promise<unknown> = Promise.resolve();
+    const renew = setInterval(() => {
+      renewing = ctx.store.acquireLease({ name: sweep.name, holder, now: ctx.clock.now(), ttlMs }).then(
+        (renewed) => {
+          if (!renewed.ok) onError(sweep.name, new Error(`lost the lease of ${sweep.name} to ${renewed.holder} mid-run`));
+        },
+        (error: unknown) => onError(sweep.name, error),
+      );
+    }, Math.max(1, Math.floor(ttlMs / 3)));
+    renew.unref();
+    try {
+      await sweep.run();
+    } finally {
+      clearInterval(renew);
+      await renewing;
+      await ctx.store.releaseLease({ name: sweep.name, holder });
+    }
+  };
+  for (const sweep of sweeps) {
+    let busy = false;
     const timer = setInterval(() => {
-      if (running) return;
-      running = true;
-      pass()
-        .catch((error: unknown) => onError(job, error))
+      if (busy) return;
+      busy = true;
+      const run = runOnce(sweep)
+        .catch((error: unknown) => onError(sweep.name, error))
         .finally(() => {
-          running = false;
+          busy = false;
+          running.delete(run);
         });
-    }, ms);
+      running.add(run);
+    }, sweep.everyMs);
     timer.unref();
     timers.push(timer);
-  };
-  every('expiry-sweep', intervals.expirySweepMs, () => sweepOverdueHolds(ctx));
-  every('ticket-sweep', intervals.ticketSweepMs, () => sweepPaidOrders(ctx, intervals.ticketSweepMs));
-  every('payment-reconcile', intervals.reconcileMs, () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs));
-  every('refunds', intervals.reconcileMs, () => refundPendingPayments(ctx));
+  }
   return {
-    stop: () => timers.forEach((t) => clearInterval(t)),
+    async stop() {
+      timers.forEach((t) => clearInterval(t));
+      await Promise.allSettled([...running]);
+    },
   };
 }

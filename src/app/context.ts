@@ -1,5 +1,6 @@
 import type { Store } from '../ports/engine/index.js';
-import type { Clock, IdSource, JobScheduler } from '../ports/runtime.js';
+import type { JobQueue } from '../ports/jobs.js';
+import type { Clock, IdSource } from '../ports/runtime.js';
 import type { PaymentProvider } from '../ports/payment-provider.js';
 import type { AccountThrottle } from '../ports/rate-limiter.js';
 import type { PasswordHasher, TicketSigner } from '../ports/security.js';
@@ -23,7 +24,8 @@ export interface AppContext {
   readonly store: Store;
   readonly clock: Clock;
   readonly ids: IdSource;
-  readonly scheduler: JobScheduler;
+  /** Named background jobs (in-process, or BullMQ on Redis); the sweeps are their net. */
+  readonly jobs: JobQueue;
   readonly payments: PaymentProvider;
   readonly passwords: PasswordHasher;
   readonly throttle: AccountThrottle;

@@ -1,12 +1,24 @@
 import { isOverdue, limits, type Hold } from '../domain/index.js';
 import type { AppContext } from './context.js';
+import { enqueueJob, expireHoldKey } from './enqueue.js';
 import { sweepByKeyset } from './keyset-sweep.js';
 
-/** Arms the scheduled release of a new hold. */
+/** Enqueues the release of a new hold at its expiry (job `expire-hold`, key `expire-hold:{holdId}`). */
 export function scheduleExpiry(ctx: AppContext, hold: Pick<Hold, 'holdId' | 'expiresAt'>): void {
-  ctx.scheduler.schedule(`hold:${hold.holdId}`, hold.expiresAt, async () => {
-    await expireHold(ctx, hold.holdId);
-  });
+  enqueueJob(ctx, 'expire-hold', { holdId: hold.holdId }, { key: expireHoldKey(hold.holdId), runAt: hold.expiresAt });
+}
+
+/**
+ * Moves a hold's release to its new expiry (an extension). The waiting job goes first, since a
+ * key still waiting is not enqueued again. A release already running when the extension lands
+ * finds the hold not yet due and does nothing; the new one is then de-duplicated against it for
+ * as long as the queue keeps it, and the expiry sweep frees the hold instead.
+ */
+export function rescheduleExpiry(ctx: AppContext, hold: Pick<Hold, 'holdId' | 'expiresAt'>): void {
+  ctx.jobs.cancel(expireHoldKey(hold.holdId)).then(
+    () => scheduleExpiry(ctx, hold),
+    (error: unknown) => ctx.telemetry.jobFailed('cancel-expire-hold', error),
+  );
 }
 
 /**

@@ -3,7 +3,8 @@ import { StoreBusyError, type ClaimBase, type ClaimOutcome, type Page } from '..
 import type { ShowSeats } from './seat-map-cache.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
-import { scheduleExpiry } from './expiry.js';
+import { cancelExpiry } from './enqueue.js';
+import { rescheduleExpiry, scheduleExpiry } from './expiry.js';
 import { claimSeatsThroughGate, claimUnitsThroughGate } from './gated-claim.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
@@ -187,7 +188,7 @@ export async function extendHoldFor(ctx: AppContext, userId: string, holdId: str
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
     return again(outcome);
   });
-  scheduleExpiry(ctx, extended);
+  rescheduleExpiry(ctx, extended);
   return extended;
 }
 
@@ -204,7 +205,7 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
     return again(outcome);
   });
-  ctx.scheduler.cancel(`hold:${holdId}`);
+  cancelExpiry(ctx, holdId);
   return released;
 }
 

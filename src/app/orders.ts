@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { buyerCancellation, checkHoldOwner, isOverdue, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
 import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
+import { cancelExpiry } from './enqueue.js';
 import { AppError, appFailure, found, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { iso, orderView, type OrderView } from './views.js';
@@ -249,7 +250,7 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
       if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       return again(outcome);
     }
-    ctx.scheduler.cancel(`hold:${hold.holdId}`);
+    cancelExpiry(ctx, hold.holdId);
     return done(outcome.cancelledOrder);
   });
   // The lapse cancels the order with its hold; re-read it only in the case the port allows none.

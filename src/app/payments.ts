@@ -4,6 +4,7 @@ import {
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { again, done, withStaleRetries, type Attempt } from './stale-retry.js';
+import { cancelExpiry } from './enqueue.js';
 import { sweepByKeyset } from './keyset-sweep.js';
 import { issueTicketsSoon } from './tickets.js';
 
@@ -64,7 +65,7 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
 
 function afterSettlement(ctx: AppContext, settled: Settled): void {
   if (settled.outcome === 'SOLD' || settled.outcome === 'SOLD_LATE') {
-    ctx.scheduler.cancel(`hold:${settled.holdId}`);
+    cancelExpiry(ctx, settled.holdId);
     issueTicketsSoon(ctx, settled.orderId);
   }
   if (settled.payment.status === 'REFUND_PENDING' && (settled.outcome === 'REFUND_REQUIRED' || settled.outcome === 'AMOUNT_MISMATCH')) {
@@ -121,7 +122,9 @@ export function refundPendingPayments(ctx: AppContext): Promise<number> {
 /** Refunds the provider refuses for now keep their place in the line; the pass goes on past them. */
 async function refundPass(ctx: AppContext): Promise<number> {
   return sweepPayments(ctx, 'refunds', 'REFUND_PENDING', ctx.clock.now(), async (payment) => {
-    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: refundCents(payment) });
+    // One key per payment: a pass retried after a timeout, or run again by another process before
+    // this one recorded the refund, gets the first refund's answer, never a second refund.
+    const answer = await ctx.payments.refund({ paymentId: payment.paymentId, amountCents: refundCents(payment), idempotencyKey: `refund:${payment.paymentId}` });
     if (!answer.refunded) return false;
     await withStaleRetries('payment', async () => {
       const current = await ctx.store.getPayment(payment.paymentId);

@@ -1,6 +1,7 @@
 import { checkIn, limits, planTicketIssue, unitsOf, type CheckInOutcome, type DoorScan, type Order, type Ticket } from '../domain/index.js';
 import type { Page } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
+import { enqueueJob } from './enqueue.js';
 import { AppError, found, unwrap } from './errors.js';
 import { sweepByKeyset } from './keyset-sweep.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
@@ -29,9 +30,9 @@ export async function issueOrderTickets(ctx: AppContext, orderId: string): Promi
   return issued;
 }
 
-/** Issue right after payment; if that fails part way, the sweep below tries again. */
+/** Issue right after payment (job `issue-tickets`); if that fails or is lost, the sweep below tries again. */
 export function issueTicketsSoon(ctx: AppContext, orderId: string): void {
-  setImmediate(() => void issueOrderTickets(ctx, orderId).catch((error: unknown) => ctx.telemetry.jobFailed('issue-tickets', error)));
+  enqueueJob(ctx, 'issue-tickets', { orderId }, { key: `issue-tickets:${orderId}` });
 }
 
 /**

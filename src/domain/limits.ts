@@ -57,6 +57,22 @@ export const limits = Object.freeze({
   sweepPagesPerRunMax: 5,
   /** Refund passes one wake-up runs back to back (more asks wait for the periodic run). */
   refundPassesPerWakeMax: 3,
+  /**
+   * A periodic sweep's lease lasts this many of its periods (within the bounds below) unless
+   * renewed: how long a sweep stays stopped when the process running it dies mid-run.
+   */
+  sweepLeasePeriods: 10,
+  sweepLeaseMsMin: 5_000,
+  sweepLeaseMsMax: 60_000,
+  /** Tries of one queued job (BullMQ), 1 s, 2 s, 4 s ... apart; the sweeps are the net after that. */
+  jobAttemptsMax: 5,
+  /** Jobs one worker process runs at once. */
+  jobConcurrencyMax: 16,
+  /**
+   * Enqueues one process may have waiting on Redis; past it an enqueue is refused at once (counted,
+   * and the sweeps do that job), so a slow Redis never grows an unbounded backlog in memory.
+   */
+  jobEnqueuesInFlightMax: 10_000,
   /** How long after an admission a scan with the same nonce still counts as the same scan. */
   checkInRetrySecondsMax: 300,
   listPageSizeMax: 100,

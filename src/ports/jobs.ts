@@ -21,8 +21,35 @@ export interface JobOptions {
   readonly runAt?: number;
 }
 
+/**
+ * What an adapter that stores a job synchronously (in-process) answers from enqueue and cancel:
+ * nothing to wait for and nothing that can fail, so callers need not attach a handler. Saves a
+ * promise and a microtask on the hot path of every claim.
+ */
+export const jobStored: Promise<void> = Promise.resolve();
+
 export interface JobQueue {
   enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: JobOptions): Promise<void>;
   /** Drops a waiting job by its key (no-op when unknown or already running). */
   cancel(key: string): Promise<void>;
 }
+
+/** Runs one job; throws to report a failure (the queue may retry it, bounded). */
+export type JobHandler<N extends JobName> = (data: JobPayloads[N]) => Promise<void>;
+
+/**
+ * The handlers a worker runs, by job name (src/app/job-handlers.ts). Partial so a job added to
+ * JobPayloads by one change gets its handler in the same change; a job with no handler fails.
+ */
+export type JobHandlers = { readonly [N in JobName]?: JobHandler<N> };
+
+/** The working half of a queue: a process that runs jobs (`ticketrush worker`, or `start` without `--no-jobs`). */
+export interface JobRunner {
+  /** Starts taking jobs and running them with these handlers, at a bounded concurrency. */
+  start(handlers: JobHandlers): void;
+  /** Stops taking jobs, waits (bounded) for those running, and lets go of the connection. */
+  close(): Promise<void>;
+}
+
+/** A queue adapter offers both halves; a process that runs no jobs never calls `start`. */
+export interface JobBackend extends JobQueue, JobRunner {}

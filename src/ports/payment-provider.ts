@@ -11,8 +11,12 @@ export interface PaymentProvider {
   createPayment(request: { orderId: string; amountCents: number; currency: string; idempotencyKey: string }): Promise<{ paymentId: string }>;
   /** Asked by reconciliation when a callback may have been lost. */
   getPaymentStatus(paymentId: string): Promise<ProviderPaymentStatus>;
-  /** Idempotent by payment: asking again for a refunded payment answers refunded, never pays twice. */
-  refund(request: { paymentId: string; amountCents: number }): Promise<{ refunded: boolean }>;
+  /**
+   * Gives money back. Idempotent by `idempotencyKey` (we send `refund:{paymentId}`): asked again
+   * with the same key (a retried or timed-out call, a second process's pass), the provider answers
+   * the refund it made the first time and never refunds twice.
+   */
+  refund(request: { paymentId: string; amountCents: number; idempotencyKey: string }): Promise<{ refunded: boolean }>;
 }
 
 export type ProviderPaymentStatus = 'PENDING' | 'SUCCEEDED' | 'FAILED' | 'UNKNOWN';

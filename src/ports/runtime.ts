@@ -11,10 +11,3 @@ export interface IdSource {
   /** An unguessable code printed on a ticket (upper-case, no ambiguous characters). */
   newTicketCode(): string;
 }
-
-/** Runs a task at (or soon after) a moment: the scheduled half of hold expiry. */
-export interface JobScheduler {
-  schedule(key: string, atMs: number, task: () => Promise<void>): void;
-  cancel(key: string): void;
-  stop(): void;
-}

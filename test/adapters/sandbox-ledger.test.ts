@@ -19,6 +19,10 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
+/** The refund the booking core asks for: the whole amount, under the payment's own key. */
+const refundOf = (paymentId: string, amountCents = 1): { paymentId: string; amountCents: number; idempotencyKey: string } =>
+  ({ paymentId, amountCents, idempotencyKey: `refund:${paymentId}` });
+
 const ledgers: { name: string; skip: boolean; open(): Promise<SandboxLedger> }[] = [
   {
     name: 'sqlite file', skip: false,
@@ -74,13 +78,26 @@ describe.each(ledgers)('the sandbox ledger in a $name', (kind) => {
   it.skipIf(kind.skip)('refunds only a succeeded payment; lists decided, unacknowledged verdicts until delivered', async () => {
     const ledger = await kind.open();
     const pending = await ledger.open(entry('key-pending'));
-    expect(await ledger.refund(pending)).toBe(false);
+    expect(await ledger.refund(refundOf(pending))).toBe(false);
     const paid = await ledger.open(entry('key-paid'));
     await ledger.decide(paid, 'SUCCEEDED');
     expect(await ledger.undelivered(10)).toEqual([paid]);
     await ledger.markDelivered(paid);
     expect(await ledger.undelivered(10)).toEqual([]);
-    expect(await Promise.all([ledger.refund(paid), ledger.refund(paid)])).toEqual([true, true]);
+    expect(await Promise.all([ledger.refund(refundOf(paid)), ledger.refund(refundOf(paid))])).toEqual([true, true]);
     expect((await ledger.get(paid))?.refunded).toBe(true);
+  });
+
+  it.skipIf(kind.skip)('refunds once per idempotency key, however often or concurrently asked, and never beyond what was paid', async () => {
+    const ledger = await kind.open();
+    const paid = await ledger.open(entry('key-refund-once'));
+    await ledger.decide(paid, 'SUCCEEDED');
+    const amountCents = (await ledger.get(paid))!.amountCents;
+    expect(await Promise.all([1, 2, 3].map(() => ledger.refund(refundOf(paid, amountCents))))).toEqual([true, true, true]);
+    expect(await ledger.refund(refundOf(paid, amountCents))).toBe(true);
+    expect(await ledger.refundedCents(paid)).toBe(amountCents);
+    // Another key is another refund: beyond what was paid, refused.
+    expect(await ledger.refund({ paymentId: paid, amountCents, idempotencyKey: `other-${paid}` })).toBe(false);
+    expect(await ledger.refundedCents(paid)).toBe(amountCents);
   });
 });

@@ -26,7 +26,14 @@ describe('ticketrush CLI', () => {
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/Usage: ticketrush/);
     expect(run.stdout).toMatch(/^\s+start\b/m);
+    expect(run.stdout).toMatch(/^\s+worker\b/m);
     expect(run.stdout).toMatch(/--version/);
+  });
+
+  it('offers start --no-jobs (API only) beside `worker` (jobs only)', () => {
+    const run = cli('start', '--help');
+    expect(run.status).toBe(0);
+    expect(run.stdout).toContain('--no-jobs');
   });
 
   it('refuses an unknown command with a non-zero exit, naming it and pointing at --help', () => {

@@ -95,7 +95,7 @@ describe('the holes of issue 13', () => {
     try {
       stuck = await hold(alice, 'A-3-1', 1);
       const others = [await hold(alice, 'A-3-2', 1), await hold(alice, 'A-3-3', 1)];
-      for (const id of [stuck, ...others]) t.node.ctx.scheduler.cancel(`hold:${id}`);
+      for (const id of [stuck, ...others]) await t.node.ctx.jobs.cancel(`expire-hold:${id}`);
       await sleep(1_100);
       await expect(sweepOverdueHolds(t.node.ctx)).resolves.toBeGreaterThanOrEqual(0);
       for (const id of others) expect((await t.node.ctx.store.getHold(id))?.status).toBe('EXPIRED');

@@ -79,7 +79,7 @@ export interface TestNode {
   close(): Promise<void>;
 }
 
-export async function startTestNode(options: { env?: Record<string, string>; clock?: Clock; listen?: boolean; store?: TestStore } = {}): Promise<TestNode & { baseUrl: string }> {
+export async function startTestNode(options: { env?: Record<string, string>; clock?: Clock; listen?: boolean; store?: TestStore; jobs?: boolean } = {}): Promise<TestNode & { baseUrl: string }> {
   const database = await createTestDatabase(options.store === undefined ? {} : { store: options.store });
   let node: Node;
   try {
@@ -95,7 +95,7 @@ export async function startTestNode(options: { env?: Record<string, string>; clo
       ...database.env,
       ...options.env,
     });
-    node = await composeNode(config, { logger: false, warmStore: false, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+    node = await composeNode(config, { logger: false, warmStore: false, ...(options.clock === undefined ? {} : { clock: options.clock }), ...(options.jobs === undefined ? {} : { jobs: options.jobs }) });
   } catch (error) {
     await database.drop();
     throw error;

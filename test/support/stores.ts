@@ -17,7 +17,7 @@ export interface StoreFactory {
   open(): Promise<TestStoreHandle>;
 }
 
-async function openThroughConfiguration(database: TestDatabase): Promise<Store> {
+export async function openThroughConfiguration(database: TestDatabase): Promise<Store> {
   const compose = (await import('../../src/compose.js')) as unknown as { openConfiguredStore?: (config: unknown) => Promise<Store> };
   const { loadConfig } = await import('../../src/config.js');
   const config = loadConfig({ ...database.env, TICKETRUSH_DEMO: '0' });

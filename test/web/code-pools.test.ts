@@ -35,7 +35,8 @@ describe.skipIf(!hasChromium)('web front end: code pools (issue 23 items 3, 5, 6
     await page.getByLabel('Codes file (CSV)').setInputFiles({ name: 'codes.csv', mimeType: 'text/csv', buffer: Buffer.from('code\nWEB-1\nWEB-1\n') });
     await page.getByRole('button', { name: 'Import codes' }).click();
     await expect(page.getByTestId('import-result').textContent()).resolves.toBe('1 imported, 1 duplicates, 0 rejected');
-    await expect(page.getByTestId('pool-figures').textContent()).resolves.toBe('1 codes imported, 1 left');
+    // The figures are fetched again after the import: wait for them rather than read them once.
+    await page.getByTestId('pool-figures').filter({ hasText: /^1 codes imported, 1 left$/ }).waitFor({ timeout: 10_000 });
     await noSeriousA11yViolations(page, 'manage code pool');
     const poolId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() as string);
 

@@ -98,6 +98,8 @@ describe.skipIf(!hasChromium)('web front end: activities and flash sales', () =>
     await page.goto(`${t.baseUrl}/admin`);
     await page.getByTestId('manage-campaigns').click();
     await page.getByTestId('new-flash-sale').click();
+    // The campaigns page has Title fields of its own (one per sale): wait for the new page.
+    await page.waitForURL('**/admin/flash-sales/new');
     await page.getByLabel('Title').fill('Organizer sale');
     await page.getByLabel('Item name').fill('Mug');
     await page.getByLabel('Stock').fill('7');

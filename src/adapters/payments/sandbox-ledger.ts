@@ -23,8 +23,14 @@ export interface SandboxLedger {
   /** PENDING → `outcome`; false when it was not PENDING (or is unknown). */
   decide(paymentId: string, outcome: 'SUCCEEDED' | 'FAILED'): Promise<boolean>;
   markDelivered(paymentId: string): Promise<void>;
-  /** Refunds a SUCCEEDED payment once; answers whether it is refunded now. */
-  refund(paymentId: string): Promise<boolean>;
+  /**
+   * Refunds a SUCCEEDED payment, idempotent by key as real providers are: a key that refunded
+   * answers true again and never refunds twice; a new key is a new refund, refused (false) beyond
+   * what was paid. One short transaction.
+   */
+  refund(request: { readonly paymentId: string; readonly amountCents: number; readonly idempotencyKey: string }): Promise<boolean>;
+  /** What was given back for a payment over all its refunds (tests and drills audit it). */
+  refundedCents(paymentId: string): Promise<number>;
   /** Decided payments whose callback was never acknowledged, oldest first, at most `limit`. */
   undelivered(limit: number): Promise<string[]>;
   close(): Promise<void>;

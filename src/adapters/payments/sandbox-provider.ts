@@ -40,6 +40,8 @@ export interface SandboxProvider extends PaymentProvider, PaymentSimulator {
   stop(): void;
   /** Fault injection for drills and tests: while unavailable, every call fails as an outage would. */
   setAvailable(available: boolean): void;
+  /** What the sandbox has given back for a payment, over all its refunds (tests and drills audit it). */
+  refundedCents(paymentId: string): Promise<number>;
   /** Fault injection: every call answers only after this long, as a provider in trouble does. */
   setCallDelayMs(delayMs: number): void;
   /**
@@ -116,11 +118,12 @@ export function createSandboxProvider(options: SandboxOptions): SandboxProvider 
       await reachable();
       return (await ledger.get(paymentId))?.status ?? 'UNKNOWN';
     },
-    async refund({ paymentId }) {
+    async refund(request) {
       await reachable();
-      // Idempotent by payment, as real providers' refund keys are: asking twice returns money once.
-      return { refunded: await ledger.refund(paymentId) };
+      // Idempotent by key, as real providers' refunds are: asking twice returns money once.
+      return { refunded: await ledger.refund(request) };
     },
+    refundedCents: (paymentId) => ledger.refundedCents(paymentId),
     async simulate(paymentId, outcome) {
       const changed = await ledger.decide(paymentId, outcome);
       const row = await ledger.get(paymentId);

@@ -14,6 +14,12 @@ export function openSqliteSandboxLedger(file: string): SandboxLedger {
   const columns = db.prepare('PRAGMA table_info(sandbox_payments)').all() as { name: string }[];
   if (!columns.some((c) => c.name === 'idempotency_key')) db.exec('ALTER TABLE sandbox_payments ADD COLUMN idempotency_key TEXT');
   db.exec('CREATE UNIQUE INDEX IF NOT EXISTS sandbox_payments_idempotency ON sandbox_payments (idempotency_key)');
+  // Refunds by idempotency key, as real providers keep them: a key refunds once, whoever asks again.
+  db.exec(`CREATE TABLE IF NOT EXISTS sandbox_refunds (
+    idempotency_key TEXT PRIMARY KEY, payment_id TEXT NOT NULL, amount_cents INTEGER NOT NULL)`);
+  // Ledgers from before refund keys: their refunds under the key the booking core sends, so a retry is no second refund.
+  db.exec(`INSERT OR IGNORE INTO sandbox_refunds (idempotency_key, payment_id, amount_cents)
+    SELECT 'refund:' || payment_id, payment_id, amount_cents FROM sandbox_payments WHERE refunded = 1`);
   const q = {
     get: db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?'),
     open: db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status, idempotency_key) VALUES (?, ?, ?, 'PENDING', ?)
@@ -21,7 +27,10 @@ export function openSqliteSandboxLedger(file: string): SandboxLedger {
     byKey: db.prepare('SELECT payment_id FROM sandbox_payments WHERE idempotency_key = ?'),
     decide: db.prepare(`UPDATE sandbox_payments SET status = ? WHERE payment_id = ? AND status = 'PENDING'`),
     delivered: db.prepare('UPDATE sandbox_payments SET delivered = 1 WHERE payment_id = ?'),
-    refund: db.prepare(`UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ? AND status = 'SUCCEEDED' AND refunded = 0`),
+    refundByKey: db.prepare('SELECT payment_id FROM sandbox_refunds WHERE idempotency_key = ?'),
+    refundedCents: db.prepare('SELECT coalesce(sum(amount_cents), 0) AS cents FROM sandbox_refunds WHERE payment_id = ?'),
+    addRefund: db.prepare('INSERT INTO sandbox_refunds (idempotency_key, payment_id, amount_cents) VALUES (?, ?, ?)'),
+    refunded: db.prepare('UPDATE sandbox_payments SET refunded = 1 WHERE payment_id = ?'),
     undelivered: db.prepare(`SELECT payment_id FROM sandbox_payments WHERE delivered = 0 AND status IN ('SUCCEEDED','FAILED') LIMIT ?`),
   };
   const get = (paymentId: string): SandboxEntry | null => {
@@ -30,6 +39,18 @@ export function openSqliteSandboxLedger(file: string): SandboxLedger {
       paymentId: row.payment_id, orderId: row.order_id, amountCents: row.amount_cents, status: row.status, delivered: row.delivered === 1, refunded: row.refunded === 1,
     };
   };
+  /** The key's earlier answer, or a new refund within what was paid: one transaction. */
+  const refundOnce = db.transaction((paymentId: string, amountCents: number, key: string): boolean => {
+    const earlier = q.refundByKey.get(key) as { payment_id: string } | undefined;
+    if (earlier !== undefined) return earlier.payment_id === paymentId;
+    const entry = get(paymentId);
+    if (entry === null || entry.status !== 'SUCCEEDED') return false;
+    // More than was paid is refused, as a provider would: a refund under another key is a second refund.
+    if ((q.refundedCents.get(paymentId) as { cents: number }).cents + amountCents > entry.amountCents) return false;
+    q.addRefund.run(key, paymentId, amountCents);
+    q.refunded.run(paymentId);
+    return true;
+  });
   return {
     async open({ paymentId, orderId, amountCents, idempotencyKey }) {
       q.open.run(paymentId, orderId, amountCents, idempotencyKey);
@@ -40,10 +61,8 @@ export function openSqliteSandboxLedger(file: string): SandboxLedger {
     async markDelivered(paymentId) {
       q.delivered.run(paymentId);
     },
-    async refund(paymentId) {
-      q.refund.run(paymentId);
-      return get(paymentId)?.refunded === true;
-    },
+    refund: async ({ paymentId, amountCents, idempotencyKey }) => refundOnce(paymentId, amountCents, idempotencyKey),
+    refundedCents: async (paymentId) => (q.refundedCents.get(paymentId) as { cents: number }).cents,
     undelivered: async (limit) => (q.undelivered.all(limit) as { payment_id: string }[]).map((r) => r.payment_id),
     async close() {
       db.close();

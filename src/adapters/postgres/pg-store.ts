@@ -15,6 +15,7 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
+import { pgSweeps } from './sweeps.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
@@ -82,6 +83,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgSettings(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
+    ...pgSweeps(lanes.checkout),
     pools,
     lanes,
     async ping() {

@@ -37,9 +37,28 @@ export function pgSandboxLedger(db: PgDb): SandboxLedger {
     async markDelivered(paymentId) {
       await write('sandboxDelivered', 'UPDATE sandbox_payments SET delivered = true WHERE payment_id = $1', [paymentId]);
     },
-    async refund(paymentId) {
-      await write('sandboxRefund', `UPDATE sandbox_payments SET refunded = true WHERE payment_id = $1 AND status = 'SUCCEEDED' AND NOT refunded`, [paymentId]);
-      return (await this.get(paymentId))?.refunded === true;
+    // One transaction: the payment's row is locked first, so two refunds of one payment (same key
+    // or not) decide one after the other; the key's earlier answer, or a new refund within what
+    // was paid.
+    async refund({ paymentId, amountCents, idempotencyKey }) {
+      const result = await db.tx('sandboxRefund', async (c) => {
+        const paid = (await c.query<{ status: string; amount_cents: string }>(
+          'SELECT status, amount_cents FROM sandbox_payments WHERE payment_id = $1 FOR UPDATE', [paymentId])).rows[0];
+        const earlier = (await c.query<{ payment_id: string }>('SELECT payment_id FROM sandbox_refunds WHERE idempotency_key = $1', [idempotencyKey])).rows[0];
+        if (earlier !== undefined) return earlier.payment_id === paymentId;
+        if (paid === undefined || paid.status !== 'SUCCEEDED') return false;
+        const given = Number((await c.query<{ cents: string }>('SELECT coalesce(sum(amount_cents), 0) AS cents FROM sandbox_refunds WHERE payment_id = $1', [paymentId])).rows[0]?.cents ?? 0);
+        if (given + amountCents > Number(paid.amount_cents)) return false;
+        await c.query('INSERT INTO sandbox_refunds (idempotency_key, payment_id, amount_cents) VALUES ($1, $2, $3)', [idempotencyKey, paymentId, amountCents]);
+        await c.query('UPDATE sandbox_payments SET refunded = true WHERE payment_id = $1', [paymentId]);
+        return true;
+      });
+      if (!result.ok) return unexpected('sandboxRefund', result);
+      return result.value;
+    },
+    async refundedCents(paymentId) {
+      const { rows } = await db.query<{ cents: string }>('SELECT coalesce(sum(amount_cents), 0) AS cents FROM sandbox_refunds WHERE payment_id = $1', [paymentId]);
+      return Number(rows[0]?.cents ?? 0);
     },
     async undelivered(limit) {
       const { rows } = await db.query<{ payment_id: string }>(

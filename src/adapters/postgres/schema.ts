@@ -338,6 +338,29 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Singleton periodic sweeps: a lease per sweep (who runs it, until when), taken by
+    // compare-and-set, and the sweep's keyset cursor, so a pass goes on where the last run stopped
+    // whichever process ran it.
+    version: 7,
+    name: 'sweep leases and cursors; sandbox refunds by key',
+    sql: `
+    CREATE TABLE sweeps (
+      name text PRIMARY KEY,
+      holder text NOT NULL DEFAULT '',
+      lease_until bigint NOT NULL DEFAULT 0,
+      cursor_at bigint,
+      cursor_id text
+    );
+    -- The sandbox provider's refunds by idempotency key (a key refunds once; see
+    -- sandbox-ledger.ts). Its own table, so this version does not depend on version 8's.
+    CREATE TABLE sandbox_refunds (
+      idempotency_key text PRIMARY KEY,
+      payment_id text NOT NULL,
+      amount_cents bigint NOT NULL CHECK (amount_cents > 0)
+    );
+    `,
+  },
+  {
     // Many processes over one database (issue 22): values they must agree on (generated secrets
     // and every secret's fingerprint, the demo show's id), first writer wins; and the sandbox
     // payment provider's ledger, so a payment opened through one process is simulated, called

@@ -269,7 +269,7 @@ export const migrations: readonly Migration[] = [
     PRIMARY KEY (delivery_id, attempt)
   ) WITHOUT ROWID;
   `,
-  // v14 (issue 22; v11-v13 belong to branches merged beside it): values every process must agree
+  // v13 (issue 22): values every process must agree
   // on, first writer wins (SettingsStore.settleSetting). IF NOT EXISTS, so its place in the array
   // does not matter when the parallel branches' migrations are merged before it.
   `
@@ -279,7 +279,7 @@ export const migrations: readonly Migration[] = [
     created_at INTEGER NOT NULL
   ) WITHOUT ROWID;
   `,
-  // v18 (issue 23, flash sales; the lead renumbers at merge): orders say what they sell (kind) and
+  // v14 (issue 23, flash sales): orders say what they sell (kind) and
   // which campaign (activity_id, NULL on a show's order, whose activity is its show); a flash
   // sale's own record beside the show that carries its stock (domain/flash-sale.ts).
   `
@@ -331,6 +331,18 @@ export const migrations: readonly Migration[] = [
   -- The exports page through a show's orders and tickets by (time, id).
   CREATE INDEX IF NOT EXISTS orders_export ON orders (show_id, created_at, order_id);
   CREATE INDEX IF NOT EXISTS tickets_export ON tickets (show_id, issued_at, ticket_id);
+  `,
+  // v16 (issue 22, jobs): singleton
+  // periodic sweeps. A lease per sweep (who runs it, until when), taken by compare-and-set, and the sweep's
+  // keyset cursor, so a pass goes on where the last run stopped whichever process ran it.
+  `
+  CREATE TABLE IF NOT EXISTS sweeps (
+    name TEXT PRIMARY KEY,
+    holder TEXT NOT NULL DEFAULT '',
+    lease_until INTEGER NOT NULL DEFAULT 0,
+    cursor_at INTEGER,
+    cursor_id TEXT
+  );
   `,
 ];
 

@@ -19,6 +19,7 @@ import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
+import { sqliteSweeps } from './sweeps.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
 import { sqliteWebhooks } from './webhooks.js';
@@ -101,6 +102,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteSettings(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteOutbox(db, gc),
+    ...sqliteSweeps(db, gc),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -9,6 +9,7 @@ import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { SettingsStore } from './settings.js';
 import type { ShowStore } from './shows.js';
+import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
@@ -25,6 +26,7 @@ export * from './outbox.js';
 export * from './payments.js';
 export * from './settings.js';
 export * from './shows.js';
+export * from './sweeps.js';
 export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
@@ -38,7 +40,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, OutboxStore, CodePoolStore, ExportStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, OutboxStore, CodePoolStore, ExportStore, SweepStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
