@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // Runs every vitest suite on SQLite (the embedded default), then the booking suites again on
-// PostgreSQL when it answers at TICKETRUSH_TEST_DATABASE_URL; otherwise says plainly that they
-// were skipped and how to enable them. Extra arguments go to both vitest runs.
+// PostgreSQL when it answers at TICKETRUSH_TEST_DATABASE_URL, then a short third pass on
+// PostgreSQL + Redis (the gate's suites, the multi-process test and a few booking suites) when
+// Redis answers too at TICKETRUSH_TEST_REDIS_URL; a pass that cannot run says plainly that it was
+// skipped and how to enable it. Extra arguments go to every vitest run.
 // --quick (npm run test:quick) is a first check in a couple of minutes: the domain, store contract
 // and HTTP suites on SQLite only, with no browser, no load test and no PostgreSQL pass.
 import { spawnSync } from 'node:child_process';
@@ -42,9 +44,16 @@ const bookingSuites = [
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
-  // The Redis gate over PostgreSQL (skipped, saying so, when no Redis answers).
-  'test/gate',
 ];
+/** The Redis gate over PostgreSQL: in the postgres+redis passes only (it needs Redis; skipped, saying so, when none answers). */
+const gateSuites = ['test/gate'];
+/**
+ * The default run's third pass, on PostgreSQL + Redis: short (about 3 minutes on a 2-core machine),
+ * the suites where the gate changes what happens: the gate's own, the multi-process rush (Redis
+ * flushed mid-rush, the gate's audit) and the hold, order and payment paths through the gate.
+ * `--only=postgres+redis` runs every booking suite on it instead.
+ */
+const redisSuites = [...gateSuites, 'test/load/multi-process.test.ts', ...['hold-states', 'booking-api', 'payments-tickets'].map((name) => `test/http/${name}.test.ts`)];
 /** The quick pass: pure domain, the store contract and the API through inject(), on SQLite. */
 const quickSuites = ['test/domain', 'test/contract', 'test/http'];
 // --only=sqlite or --only=postgres runs one of the two passes; --only=postgres+redis runs the
@@ -74,9 +83,14 @@ function vitestRun(store, args) {
   return run.status === 0;
 }
 
+/** Whether `file` is among `paths` (files or directories; none: every suite). */
+const selected = (file, paths) => paths.length === 0 || paths.some((p) => file === p || file.startsWith(`${p}/`));
+
 function vitest(store, paths) {
-  const rest = vitestRun(store, [...paths, ...[...alone, ...aloneSqliteOnly].map((file) => `--exclude=${file}`)]);
-  const isolated = (store === 'sqlite' ? [...alone, ...aloneSqliteOnly] : alone).map((file) => vitestRun(store, [file]));
+  const isolate = (store === 'sqlite' ? [...alone, ...aloneSqliteOnly] : alone).filter((file) => selected(file, paths));
+  const others = paths.filter((p) => !isolate.includes(p));
+  const rest = others.length === 0 && paths.length > 0 ? true : vitestRun(store, [...others, ...[...alone, ...aloneSqliteOnly].map((file) => `--exclude=${file}`)]);
+  const isolated = isolate.map((file) => vitestRun(store, [file]));
   return rest && isolated.every(Boolean);
 }
 
@@ -99,7 +113,7 @@ if (only === 'postgres+redis') {
     console.log(`\npostgres+redis suites not run: ${down}`);
     process.exit(1);
   }
-  const ok = vitest('postgres+redis', bookingSuites);
+  const ok = vitest('postgres+redis', [...bookingSuites, ...gateSuites]);
   console.log(`\n${ok ? 'passed' : 'FAILED'}: postgres+redis (booking suites and the gate's)`);
   process.exit(ok ? 0 : 1);
 }
@@ -123,12 +137,26 @@ async function redisReachable() {
 const results = only === 'postgres' ? [] : [['sqlite (all suites)', vitest('sqlite', [])]];
 const unreachable = only === 'sqlite' ? 'not asked for (--only=sqlite)' : await reachable();
 const redacted = databaseUrl.replace(/:\/\/([^:@/]+):[^@/]*@/, '://$1:***@');
+const redisUrl = process.env.TICKETRUSH_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const skipped = [];
 if (unreachable === null) {
   results.push(['postgres (booking suites)', vitest('postgres', bookingSuites)]);
 } else {
   console.log(`\nPostgreSQL suites skipped: no PostgreSQL answers at ${redacted} (${unreachable}). Start PostgreSQL or set TICKETRUSH_TEST_DATABASE_URL to run the booking suites on it too.`);
+  skipped.push('postgres (booking suites) - PostgreSQL not reachable');
+}
+// The third pass: the default run only (--only=postgres runs PostgreSQL alone; --only=postgres+redis
+// runs every booking suite with Redis, above).
+if (only === undefined) {
+  const redisDown = unreachable === null ? await redisReachable() : 'PostgreSQL not reachable';
+  if (redisDown === null) {
+    results.push(['postgres+redis (gate, multi-process, hold-states, booking-api, payments-tickets)', vitest('postgres+redis', redisSuites)]);
+  } else {
+    console.log(`\npostgres+redis suites skipped: ${redisDown} (Redis at ${redisUrl}). Start Redis (and PostgreSQL) or set TICKETRUSH_TEST_REDIS_URL to run the gate's suites and the multi-process test with Redis.`);
+    skipped.push(`postgres+redis (gate, multi-process, a few booking suites) - ${redisDown}`);
+  }
 }
 console.log('');
 for (const [name, ok] of results) console.log(`${ok ? 'passed' : 'FAILED'}: ${name}`);
-if (unreachable !== null) console.log('skipped: postgres (booking suites) - PostgreSQL not reachable');
+for (const what of skipped) console.log(`skipped: ${what}`);
 process.exit(results.every(([, ok]) => ok) ? 0 : 1);

@@ -86,6 +86,14 @@ export class WebhookDelivery {
    * the embedded default's way to send at once without a queue. Errors go to onError.
    */
   wake(): void {
+    // A lease is running: it leases again once done. Only the call that leases may chain another
+    // wake; a call that merely found the lease running chained one too, and with nothing awaited
+    // in between those wakes spun on the microtask queue and starved the event loop for good (the
+    // multi-process test's process stopped answering mid-rush).
+    if (this.leasing) {
+      this.leaseAgain = true;
+      return;
+    }
     void this.leaseDue().then(() => {
       if (!this.leaseAgain) return;
       this.leaseAgain = false;

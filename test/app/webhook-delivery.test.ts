@@ -1,9 +1,9 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createUndiciSender } from '../../src/adapters/webhooks/undici-sender.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery, type WebhookDeliveryPolicy } from '../../src/app/webhook-delivery.js';
 import { createWebhookSink } from '../../src/app/webhook-sink.js';
 import { verifyWebhook } from '../../src/lib/webhook-signature.js';
-import type { OutboxEvent, OutboxEventType, OutboxSink, Webhook } from '../../src/ports/engine/index.js';
+import type { OutboxEvent, OutboxEventType, OutboxSink, Webhook, WebhookStore } from '../../src/ports/engine/index.js';
 import type { JobName, JobOptions, JobPayloads, JobQueue } from '../../src/ports/jobs.js';
 import type { WebhookSender } from '../../src/ports/webhook-sender.js';
 import { id, T0 } from '../contract/fixtures.js';
@@ -188,6 +188,42 @@ describe.each(storeFactories)('webhook deliveries to a real receiver on $name', 
     });
     expect(receiver.received).toHaveLength(8);
     expect(receiver.inFlightMax()).toBe(2);
+  });
+
+  it('a wake while a lease runs asks for one more lease and returns: it never spins on the microtask queue', async () => {
+    // A lease that waits until released, answering without I/O, so that even a spinning wake
+    // (which starves timers and sockets) ends once it is released and the test cannot hang.
+    let open = false;
+    let leases = 0;
+    const waiting: (() => void)[] = [];
+    const store = new Proxy(h.store, {
+      get(target, prop) {
+        if (prop === 'leaseDueDeliveries') {
+          return async () => {
+            leases++;
+            if (!open) await new Promise<void>((resolve) => waiting.push(resolve));
+            return [];
+          };
+        }
+        const value = Reflect.get(target, prop, target) as unknown;
+        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+      },
+    }) as WebhookStore;
+    const d = new WebhookDelivery({ store, clock, random: () => 0.5, sender, jobs: null, policy, onError: (_what, error) => errors.push(error) });
+    const wakes = vi.spyOn(d, 'wake');
+    d.wake();
+    d.wake();
+    d.wake();
+    for (let tick = 0; tick < 500; tick++) await Promise.resolve();
+    const calls = wakes.mock.calls.length;
+    open = true;
+    for (const release of waiting.splice(0)) release();
+    // The three calls and nothing else while the first lease ran (the livelock: thousands).
+    expect(calls).toBe(3);
+    // Then exactly one more pass, for what the two later wakes may have missed.
+    await eventually(async () => (leases === 2 ? true : undefined));
+    await d.idle();
+    expect(leases).toBe(2);
   });
 
   it('an event relayed twice (at least once) is delivered once', async () => {
