@@ -188,7 +188,7 @@ describe.skipIf(!redisUp)('the Redis gate over PostgreSQL', () => {
     await expectGateAgrees(showId);
   }, 60_000);
 
-  it('a release reaches the gate through the relay\'s sink \'redis-gate\'; meanwhile a seat this process saw freed is asked of the database', async () => {
+  it('a release reaches the gate through the relay\'s sink \'redis-gate\'; a seat this process saw freed is asked of the database', async () => {
     const showId = await newShow();
     await built(showId);
     const [a, b] = await crowd(t, 2, `sink${randomUUID().slice(0, 6)}-`) as [HttpBuyer, HttpBuyer];
@@ -198,21 +198,17 @@ describe.skipIf(!redisUp)('the Redis gate over PostgreSQL', () => {
     const unitsKey = gateKeys(prefix, showId)[3] as string;
     expect(await redis.hget(unitsKey, 'GA')).toBe(String(gaCapacity - 3));
     for (const hold of [seat, places]) expect((await a.call('DELETE', `/api/v1/holds/${hold.body.holdId as string}`)).status).toBe(200);
-    // Released in PostgreSQL; the gate has not heard yet (the relay's lag): it still counts 3 places taken.
-    expect(await redis.hget(unitsKey, 'GA')).toBe(String(gaCapacity - 3));
-    // The seat: this process's read model saw it freed at a newer version than the gate holds, so
-    // the database decides at once instead of the gate refusing.
+    // The seat: whether or not the relay has told the gate yet, b gets it at once (a seat this
+    // process's read model saw freed at a newer version than the gate holds is asked of the database).
     expect((await b.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] })).status).toBe(201);
-    const version = (await t.node.ctx.store.seatStates(showId, null, 100)).find((s) => s.seatId === 'A-1-1')?.version ?? 0;
     const sink = t.node.gateSink;
     if (sink === null) throw new Error('no gate sink');
     expect(sink.name).toBe('redis-gate');
-    // The relay delivers the release: the places come back; its seat change is older than what the
-    // gate holds now (b's hold), so it changes nothing.
-    await sink.deliver([{
-      position: '1', eventId: randomUUID(), type: 'hold.released', showId, createdAt: Date.now(), origin: 'elsewhere', data: {},
-      changes: { showId, seats: [{ seatId: 'A-1-1', status: 'AVAILABLE', holdId: null, version: version - 1 }], stock: [{ sectionId: 'GA', delta: 3 }] },
-    }]);
+    // The relay (every process runs it; the sink's cursor moves by compare-and-set) delivers the
+    // releases: the places come back in Redis; the seat's release is older than b's hold, so it
+    // stays taken.
+    const deadline = Date.now() + 10_000;
+    while (await redis.hget(unitsKey, 'GA') !== String(gaCapacity) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await redis.hget(unitsKey, 'GA')).toBe(String(gaCapacity));
     const refused = await a.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'SEAT_UNAVAILABLE' });
