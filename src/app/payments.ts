@@ -46,6 +46,11 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
   // a state the store can hold, so read again rather than decide on it.
   const torn = (order.status === 'PENDING_PAY' && hold.status !== 'ACTIVE') || (order.status === 'CANCELLED' && hold.status === 'ACTIVE');
   if (torn && order.paymentId === report.paymentId) return again({ ok: false, stale: 'hold' });
+  // The same for the payment read before the order: a settlement of this very payment that
+  // committed between the two reads (a duplicate callback on another process) shows a PENDING
+  // payment beside an order it already paid. The next read finds the payment settled: a duplicate.
+  const settledMeanwhile = payment.status === 'PENDING' && order.paymentId === report.paymentId && order.status !== 'PENDING_PAY' && order.status !== 'CANCELLED';
+  if (settledMeanwhile) return again({ ok: false, stale: 'payment' });
   let settlement = unwrap(settlePayment({ report, payment, order, hold, now }));
   const base = { orderId: order.orderId, holdId: hold.holdId };
   if (settlement.plan === null) return done({ outcome: settlement.outcome, payment, ...base });

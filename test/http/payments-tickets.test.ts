@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
 import { postCallback } from '../support/payments.js';
+import { applyPaymentReport } from '../../src/app/payments.js';
+import type { Store } from '../../src/ports/engine/index.js';
 import { eventually, sleep } from '../support/wait.js';
 
 let t: TestNode & { baseUrl: string };
@@ -47,6 +49,28 @@ describe('payment callbacks', () => {
     });
     expect(done.tickets).toHaveLength(2);
     expect(await statusOf(alice, showId, 'A-1-1')).toBe('SOLD');
+  });
+
+  it('takes a settlement that committed between its reads (a duplicate callback on another process) for a duplicate, not an illegal move', async () => {
+    const alice = await buyer();
+    const { order } = await pendingOrder(alice);
+    const report = { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED' as const, amountCents: order.amountCents };
+    expect((await postCallback(t.node.app, secret, report)).body.outcome).toBe('SOLD');
+    // The payment as a reader saw it just before the other settlement committed: still PENDING,
+    // while the order read after it is PAID by this very payment.
+    const real = t.node.ctx.store;
+    let torn = true;
+    const store: Store = {
+      ...real,
+      async getPayment(paymentId) {
+        const payment = await real.getPayment(paymentId);
+        if (!torn || payment === null) return payment;
+        torn = false;
+        return { ...payment, status: 'PENDING' };
+      },
+    };
+    await expect(applyPaymentReport({ ...t.node.ctx, store }, report)).resolves.toBe('DUPLICATE');
+    expect(torn).toBe(false);
   });
 
   it('refuses a bad signature and a stale timestamp with 401 and changes nothing', async () => {
