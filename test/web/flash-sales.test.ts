@@ -100,6 +100,8 @@ describe.skipIf(!hasChromium)('web front end: activities and flash sales', () =>
     await page.getByTestId('new-flash-sale').click();
     // The campaigns page has Title fields of its own (one per sale): wait for the new page.
     await page.waitForURL('**/admin/flash-sales/new');
+    // The URL moves before the lazily loaded page replaces the list: wait for the form itself.
+    await page.getByTestId('create-flash-sale').waitFor();
     await page.getByLabel('Title').fill('Organizer sale');
     await page.getByLabel('Item name').fill('Mug');
     await page.getByLabel('Stock').fill('7');
