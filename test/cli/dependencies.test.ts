@@ -1,12 +1,13 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeRedis } from '../../src/adapters/redis/probe.js';
 import { startTestNode } from '../support/backend.js';
+import { redisRelay } from '../support/redis.js';
 
 // A configured PostgreSQL or Redis that does not answer: at start the process names it and exits
 // non-zero; while running, /readyz names it. On the built CLI (npm test builds dist/ first).
@@ -49,35 +50,9 @@ describe('a dependency unreachable at start', () => {
   });
 });
 
-/** A TCP relay to the shared Redis that the test can cut, as a Redis going away would. */
-async function relayTo(url: string): Promise<{ port: number; cut(): Promise<void> }> {
-  const target = new URL(url);
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((inbound) => {
-    const outbound = connect(Number(target.port || 6379), target.hostname);
-    sockets.add(inbound).add(outbound);
-    inbound.pipe(outbound).pipe(inbound);
-    const end = (): void => {
-      inbound.destroy();
-      outbound.destroy();
-    };
-    inbound.on('error', end).on('close', end);
-    outbound.on('error', end).on('close', end);
-  });
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  return {
-    port: (server.address() as AddressInfo).port,
-    async cut() {
-      const closed = new Promise((done) => server.close(done));
-      for (const socket of sockets) socket.destroy();
-      await closed;
-    },
-  };
-}
-
 describe.skipIf(!redisAnswers)('a dependency lost while running', () => {
   it('/readyz answers 503 naming Redis and its address; the store is still named ready', async () => {
-    const relay = await relayTo(redisUrl);
+    const relay = await redisRelay(redisUrl);
     const t = await startTestNode({ env: { TICKETRUSH_REDIS_URL: `redis://127.0.0.1:${relay.port}/9` }, listen: false });
     try {
       expect((await t.node.app.inject({ method: 'GET', url: '/readyz' })).statusCode).toBe(200);
