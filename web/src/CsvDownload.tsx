@@ -1,7 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError } from './api';
 import { errorText } from './errors';
-import { session } from './session';
+import { downloadWithToken } from './authed-download';
 
 /**
  * A CSV export link for organizers. The API takes a bearer token, not a cookie, so a click fetches
@@ -15,18 +14,7 @@ export function CsvDownload({ path, filename, label, testId }: { path: string; f
     if (state === 'busy') return;
     setState('busy');
     try {
-      const token = session.value?.token;
-      const response = await fetch(href, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-        throw new ApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? response.statusText);
-      }
-      const url = URL.createObjectURL(await response.blob());
-      const save = document.createElement('a');
-      save.href = url;
-      save.download = filename;
-      save.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      await downloadWithToken(href, filename);
       setState('idle');
     } catch (e) {
       setState(errorText(e));

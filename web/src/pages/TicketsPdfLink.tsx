@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
 import { t } from '../i18n';
-import { session } from '../session';
+import { downloadWithToken } from '../authed-download';
 
 /**
  * "Download tickets (PDF)" for one order. The API takes a bearer token, not a cookie, so a plain
@@ -16,18 +16,7 @@ export function TicketsPdfLink({ orderId, title }: { orderId: string; title?: st
     if (state === 'busy') return;
     setState('busy');
     try {
-      const token = session.value?.token;
-      const response = await fetch(href, { headers: token === undefined ? {} : { authorization: `Bearer ${token}` } });
-      if (!response.ok) {
-        const body = (await response.json().catch(() => ({}))) as { code?: string; message?: string };
-        throw new ApiError(response.status, body.code ?? `HTTP_${response.status}`, body.message ?? response.statusText);
-      }
-      const url = URL.createObjectURL(await response.blob());
-      const save = document.createElement('a');
-      save.href = url;
-      save.download = `tickets-${orderId}.pdf`;
-      save.click();
-      setTimeout(() => URL.revokeObjectURL(url), 60_000);
+      await downloadWithToken(href, `tickets-${orderId}.pdf`);
       setState('idle');
     } catch (e) {
       setState(e instanceof ApiError && e.code === 'ORDER_NOT_TICKETED' ? t('ticketsPdfNotYet') : t('ticketsPdfFailed'));
