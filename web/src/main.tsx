@@ -31,6 +31,7 @@ const myCodes = () => import('./pages/MyCodes').then((m) => m.MyCodes);
 const createCodePool = () => import('./pages/CreateCodePool').then((m) => m.CreateCodePool);
 const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.ManageCodePool);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
+const queuePage = () => import('./pages/QueuePage').then((m) => m.QueuePage);
 
 function Page() {
   const p = path.value;
@@ -42,6 +43,7 @@ function Page() {
   if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
   if ((params = match('/bargains/:bargainId', p))) return <Lazy key={params.bargainId} load={bargainPage} props={{ bargainId: params.bargainId ?? '' }} />;
   if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
+  if ((params = match('/queue/:activityId', p))) return <Lazy key={`queue:${params.activityId}`} load={queuePage} props={{ activityId: params.activityId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
   if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;

@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { admissionHeaders } from '../admission';
 import { api, serverNow } from '../api';
 import type { CodePool, GrabbedCode } from '../code-pools';
 import { errorText } from '../errors';
@@ -26,7 +27,7 @@ export function CodePoolPage({ poolId }: { poolId: string }) {
     setBusy(true);
     setError(null);
     try {
-      setGrabbed(await api<GrabbedCode>(`/code-pools/${encodeURIComponent(poolId)}/grab`, { method: 'POST' }));
+      setGrabbed(await api<GrabbedCode>(`/code-pools/${encodeURIComponent(poolId)}/grab`, { method: 'POST', headers: admissionHeaders(poolId) }));
       pool.reload();
     } catch (e) {
       setError(errorText(e));

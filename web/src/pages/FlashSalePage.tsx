@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { admissionHeaders } from '../admission';
 import { api, type FlashSale, type FlashSaleItem, type Order } from '../api';
 import { errorText } from '../errors';
 import { duration, money } from '../format';
@@ -59,7 +60,7 @@ function ItemCard({ sale, item, open, onChange }: { sale: FlashSale; item: Flash
     setNotice(null);
     try {
       const order = await api<Order>(`/flash-sales/${encodeURIComponent(sale.flashSaleId)}/orders`, {
-        method: 'POST', body: { itemId: item.itemId, quantity }, headers: { 'x-idempotency-key': newKey() },
+        method: 'POST', body: { itemId: item.itemId, quantity }, headers: { 'x-idempotency-key': newKey(), ...admissionHeaders(sale.flashSaleId) },
       });
       navigate(`/orders/${encodeURIComponent(order.orderId)}`);
     } catch (e) {
