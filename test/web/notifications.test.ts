@@ -53,7 +53,7 @@ describe.skipIf(!hasChromium)('web front end: notifications and the audit log', 
     await eventually(async () => ((await api.request('GET', '/api/v1/me/preferences')).body.language === 'en' ? true : undefined), 5_000, 'language synced');
     await page.getByLabel('Email for notifications').fill('not an address');
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect(page.getByTestId('email-result').textContent()).resolves.toBe('That is not an email address.');
+    await page.getByTestId('email-result').filter({ hasText: 'That is not an email address.' }).waitFor();
     expect(errors.filter((e) => !/status of 400/.test(e))).toEqual([]);
     await context.close();
   }, 120_000);

@@ -23,10 +23,12 @@ const pageSize = 25;
 /** The fields that differ between before and after (all of after for a creation, all of before for a removal). */
 function changes(e: AuditEntry): { field: string; before: string; after: string }[] {
   const keys = [...new Set([...Object.keys(e.before ?? {}), ...Object.keys(e.after ?? {})])];
-  const show = (v: unknown): string => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
+  // Instants are stored as epoch ms in fields named ...At: shown as dates.
+  const show = (k: string, v: unknown): string =>
+    (v === undefined ? '—' : typeof v === 'number' && k.endsWith('At') ? dateTime(new Date(v).toISOString()) : typeof v === 'string' ? v : JSON.stringify(v));
   return keys
     .filter((k) => JSON.stringify(e.before?.[k]) !== JSON.stringify(e.after?.[k]))
-    .map((k) => ({ field: k, before: show(e.before?.[k]), after: show(e.after?.[k]) }));
+    .map((k) => ({ field: k, before: show(k, e.before?.[k]), after: show(k, e.after?.[k]) }));
 }
 
 /** Who changed what and when (admins): filters, newest first, a page at a time. */

@@ -72,6 +72,7 @@ function EmailForm() {
   const value = email ?? prefs.data?.email ?? '';
   const save = async (e: Event) => {
     e.preventDefault();
+    setMessage(null);
     try {
       await api('/me/preferences', { method: 'PUT', body: { email: value.trim() === '' ? null : value.trim() } });
       setMessage({ ok: true, text: t('notifyEmailSaved') });
@@ -80,7 +81,7 @@ function EmailForm() {
     }
   };
   return (
-    <form class="inline-form" onSubmit={save} data-testid="email-form">
+    <form class="inline-form" onSubmit={save} data-testid="email-form" noValidate>
       <label>
         {t('notifyEmailLabel')}
         <input type="email" value={value} maxLength={254} autoComplete="email" onInput={(e) => setEmail((e.target as HTMLInputElement).value)} />
