@@ -15,6 +15,12 @@ export const notificationOf: Partial<Record<OutboxEventType, NotificationKind>> 
 export const cancelledBuyersPageMax = 500;
 export const cancelledBuyersPagesMax = 2_000;
 
+/**
+ * An event older than this is listed but not mailed: a deployment that gains this sink reads the
+ * retained outbox (days of it) from the start once, and buyers should not get days-old news by email.
+ */
+export const notificationEmailAgeMaxMs = 24 * 3_600_000;
+
 export const notificationEmailKey = (notificationId: string, attempt: number): string => `notification-email:${notificationId}:${attempt}`;
 
 export interface NotificationSinkDeps {
@@ -48,7 +54,7 @@ export function createNotificationSink(deps: NotificationSinkDeps): OutboxSink {
   };
   const row = (event: OutboxEvent, kind: NotificationKind, userId: string, now: number): NewNotification => ({
     notificationId: deps.newNotificationId(), userId, kind, eventId: event.eventId, showId: event.showId ?? str(event.data.showId),
-    orderId: str(event.data.orderId) ?? str(event.data.newOrderId), data: event.data, now, email: deps.email,
+    orderId: str(event.data.orderId) ?? str(event.data.newOrderId), data: event.data, now, email: deps.email && now - event.createdAt <= notificationEmailAgeMaxMs,
   });
   return {
     name: 'notifications',
@@ -76,6 +82,7 @@ export function createNotificationSink(deps: NotificationSinkDeps): OutboxSink {
         created.push(...await deps.store.recordNotifications([row(event, kind, userId, now)]));
       }
       if (created.length === 0 || !deps.email) return;
+      // Rows written without an email (too old) get no job either: the job finds nothing to lease.
       if (deps.jobs !== null) {
         const jobs = deps.jobs;
         // A job lost here is not an email lost: the due pass leases whatever is due.

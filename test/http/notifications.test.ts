@@ -136,6 +136,10 @@ describe('the other kinds (constructed events through the sink)', () => {
     }, 10_000, `${n} emails to ${email}`);
     expect((await subjects(dan.email, 4)).slice(1).sort()).toEqual(['改签完成：Test Show', '退款完成：Test Show', '演出取消：Test Show'].sort());
     expect((await subjects(erin.email, 3)).slice(1).sort()).toEqual(['Cancelled: Test Show', 'Seats are waiting for you: Test Show'].sort());
+    // A days-old event (a deployment that gains the sink reads the retained outbox once): listed, not mailed.
+    const old = { ...event('waitlist.offered', showId, { userId: erin.userId, showId }), createdAt: Date.now() - 2 * 86_400_000 };
+    await t.node.notifications.sink.deliver([old]);
+    expect((await listed(erin.api)).notifications.find((n: { kind: string; email: { status: string } }) => n.kind === 'WAITLIST_OFFERED' && n.email.status === 'NONE')).toBeDefined();
     const cancelled = smtp.to(erin.email).find((m) => m.subject?.startsWith('Cancelled'));
     expect(cancelled?.text).toContain('Reason: Storm <warning>');
     expect(cancelled?.html).toContain('Storm &lt;warning&gt;');
