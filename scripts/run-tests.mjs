@@ -41,6 +41,8 @@ const bookingSuites = [
     'webhooks',
     'flash-sales',
     'bargains',
+    'notifications',
+    'audit-log',
     'waiting-room',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/contract', 'test/load', 'test/app',
