@@ -176,6 +176,23 @@ describe('waiting room', () => {
     expect(same.filter((r) => r.status === 200)).toHaveLength(19);
   });
 
+  it('admits at the set rate: 1200 per minute lets about 20 a second in, in line order, and no more', async () => {
+    const showId = await createShow(admin);
+    await on(showId, 0, 600);
+    const crowdOf = await crowd(t, 80, `rate${++seq}`);
+    for (const b of crowdOf) await b.call('POST', `/api/v1/activities/${showId}/queue`);
+    await on(showId, 1_200, 600);
+    const started = Date.now();
+    await sleep(2_000);
+    const stats = (await admin.request('GET', `/api/v1/admin/activities/${showId}/waiting-room`)).body as { admittedLastMinute: number; queueLength: number };
+    const elapsedS = (Date.now() - started) / 1000;
+    // The set rate over the time elapsed, within a pass or two either way (passes every 100 ms; the first one only starts the clock).
+    expect(stats.admittedLastMinute).toBeGreaterThanOrEqual(Math.floor(20 * (elapsedS - 0.5)));
+    expect(stats.admittedLastMinute).toBeLessThanOrEqual(Math.ceil(20 * elapsedS) + 2);
+    expect(stats.queueLength).toBe(80 - stats.admittedLastMinute);
+    console.log(`admitted ${stats.admittedLastMinute} in ${elapsedS.toFixed(2)} s at 1200/min (expected ${(20 * elapsedS).toFixed(1)})`);
+  });
+
   it('streams the place as server-sent events, one stream per place, ending when the place ends', async () => {
     const showId = await createShow(admin);
     await on(showId, 0, 600);
