@@ -33,6 +33,9 @@ import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { startOpsFigures } from './app/ops-figures.js';
+import { openSqliteLedgerReader } from './adapters/payments/sqlite-ledger-reader.js';
+import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
 import { GateService } from './app/inventory-gate.js';
@@ -48,7 +51,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
-import type { OutboxSink, Store } from './ports/engine/index.js';
+import type { OutboxSink, ProviderLedgerReader, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -265,7 +268,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
-    metrics: { contentType: registry.contentType, render: () => registry.metrics() },
+    metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -290,10 +293,17 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let webhookTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
+  let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
+  // The auditor job checks charges against the sandbox provider's own ledger, read-only.
+  const ledgerReader: (ProviderLedgerReader & { close(): void }) | null = sandbox === null ? null
+    : isPgStore(store) ? { ...pgLedgerReader(store.lanes.checkout), close: () => undefined }
+      : openSqliteLedgerReader(join(config.dataDir, 'sandbox-provider.db'));
   const release = async (): Promise<void> => {
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
+    opsFigures?.stop();
+    ledgerReader?.close();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     webhookDelivery.stop();
@@ -320,6 +330,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
+    // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
+    opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
+    void opsFigures.now();
     relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
@@ -335,7 +348,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
-    }), holder, (job, error) => telemetry.jobFailed(job, error));
+      auditMs: config.auditMs,
+      auditBoundMs: config.auditBoundSeconds * 1000,
+    }, ledgerReader), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

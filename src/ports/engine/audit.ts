@@ -9,8 +9,9 @@ export interface ShowAudit {
   /** Every section; see SectionAvailability for what `available` means per kind. */
   readonly sections: readonly { readonly sectionId: string; readonly kind: SectionKind; readonly sellBy: SellBy; readonly capacity: number; readonly available: number }[];
   readonly holds: readonly { readonly holdId: string; readonly userId: string; readonly status: string; readonly expiresAt: number; readonly lines: readonly ReservationLine[] }[];
-  readonly orders: readonly { readonly orderId: string; readonly holdId: string; readonly userId: string; readonly status: string; readonly amountCents: number; readonly lines: readonly ReservationLine[] }[];
-  readonly payments: readonly { readonly paymentId: string; readonly orderId: string; readonly status: string; readonly amountCents: number }[];
+  /** `updatedAt`: when the order entered its status (epoch ms). */
+  readonly orders: readonly { readonly orderId: string; readonly holdId: string; readonly userId: string; readonly status: string; readonly amountCents: number; readonly updatedAt: number; readonly lines: readonly ReservationLine[] }[];
+  readonly payments: readonly { readonly paymentId: string; readonly orderId: string; readonly status: string; readonly amountCents: number; readonly updatedAt: number }[];
   readonly tickets: readonly { readonly ticketId: string; readonly orderId: string; readonly sectionId: string; readonly seatId: string | null; readonly status: string }[];
   /** The per-user counter rows of this show. */
   readonly userUnits: readonly { readonly userId: string; readonly units: number }[];
@@ -25,8 +26,54 @@ export interface PendingAudit {
   readonly pendingPayments: number;
 }
 
+/**
+ * What is stuck, store-wide, for the gauges: each count stops at `countMax` (so the query's cost is
+ * bounded), each `oldest` is the epoch ms the oldest row entered its state (null when none).
+ * Every figure is an index range on (status, time) on both stores.
+ */
+export interface StuckReading {
+  readonly pendingPay: { readonly count: number; readonly oldest: number | null };
+  readonly paidNotTicketed: { readonly count: number; readonly oldest: number | null };
+  /** ACTIVE holds with expiresAt <= now; `oldest` is the earliest expiresAt among them. */
+  readonly overdueHolds: { readonly count: number; readonly oldest: number | null };
+  readonly pendingPayments: { readonly count: number; readonly oldest: number | null };
+}
+
 export interface AuditStore {
-  /** Everything of one show; null when no such show. */
+  /** Everything of one show, read as of one moment; null when no such show. */
   audit(showId: string): Promise<ShowAudit | null>;
   auditPending(now: number): Promise<PendingAudit>;
+  /** Show ids after `after` (null: from the start) in id order, at most `limit`: the auditor's pages over shows. */
+  auditShowIds(after: string | null, limit: number): Promise<string[]>;
+  stuckFigures(now: number, countMax: number): Promise<StuckReading>;
+}
+
+/** One payment as the provider's own ledger has it (the sandbox's), for the auditor. */
+export interface LedgerCharge {
+  readonly status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+  readonly refunded: boolean;
+  readonly amountCents: number;
+}
+
+/** Read-only view of the payment provider's ledger: the charges it holds for these payment ids. */
+export interface ProviderLedgerReader {
+  charges(paymentIds: readonly string[]): Promise<ReadonlyMap<string, LedgerCharge>>;
+}
+
+/**
+ * The auditor's own read-only view of a store (the CLI opens one beside a live server: SQLite
+ * read-only without the data-dir lock, PostgreSQL as one more client, no migration).
+ */
+export interface AuditReader extends Pick<AuditStore, 'audit' | 'auditShowIds'> {
+  /** The provider's ledger when this store keeps one (the sandbox provider), else null. */
+  readonly ledger: ProviderLedgerReader | null;
+  close(): Promise<void>;
+}
+
+/** The store the auditor was pointed at cannot be read: `reason` says which store and why. */
+export class AuditUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AuditUnavailableError';
+  }
 }
