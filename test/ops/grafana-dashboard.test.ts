@@ -24,7 +24,7 @@ function metricsOf(expr: string): string[] {
 
 /** The PromQL of every `expr:` of a rules file (one line, or a `|` block up to the next key). */
 function exprsOf(yaml: string): string[] {
-  return yaml.split(/\bexpr:/).slice(1).map((rest) => rest.split(/\n\s+(?:for|labels|annotations|- record|- alert|- name):/)[0] as string).map((e) => e.replace(/^\s*\|/, ''));
+  return yaml.replace(/^\s*#.*$/gm, '').split(/\bexpr:/).slice(1).map((rest) => rest.split(/\n\s+(?:for|labels|annotations|- record|- alert|- name):/)[0] as string).map((e) => e.replace(/^\s*\|/, ''));
 }
 
 let t: TestNode & { baseUrl: string };
