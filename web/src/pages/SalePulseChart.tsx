@@ -44,7 +44,7 @@ export function SalePulseChart({ pulse }: { pulse: Pulse }) {
         <line x1={pad.left} x2={width - pad.right} y1={y(0)} y2={y(0)} stroke="#94a3b8" />
         <text x={pad.left - 4} y={y(top) + 4} text-anchor="end" font-size="11">{top.toFixed(top < 10 ? 1 : 0)}</text>
         <text x={pad.left - 4} y={y(0)} text-anchor="end" font-size="11">0</text>
-        <text x={pad.left} y={height - 6} font-size="11">−{minutes} min</text>
+        <text x={pad.left} y={height - 6} font-size="11">{t('pulseAgo', { minutes })}</text>
         <text x={width - pad.right} y={height - 6} text-anchor="end" font-size="11">{t('pulseNow')}</text>
         {pulse.points.map((p, i) => {
           let base = 0;
