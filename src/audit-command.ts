@@ -1,6 +1,6 @@
 import { auditCheckNames, auditShows, type AuditCheckName, type AuditViolation } from './app/inventory-audit.js';
 import { loadConfig, type Config } from './config.js';
-import { AuditUnavailableError, type AuditReader } from './ports/engine/index.js';
+import { AuditUnavailableError, type AuditReader, type GateReader } from './ports/engine/index.js';
 
 /**
  * `ticketrush audit`: the auditor's checks (src/app/inventory-audit.ts) over the configured store,
@@ -15,6 +15,8 @@ export interface StoreAuditReport {
   readonly boundSeconds: number;
   /** Whether the provider's ledger was read (the sandbox provider keeps one). */
   readonly ledger: boolean;
+  /** Whether the Redis gate was compared (TICKETRUSH_REDIS_URL set). */
+  readonly gate: boolean;
   readonly shows: number;
   readonly passed: boolean;
   readonly counts: Readonly<Record<AuditCheckName, number>>;
@@ -42,15 +44,21 @@ export async function openAuditReader(database: Config['database']): Promise<{ r
 }
 
 /** Runs every check over every show; throws AuditUnavailableError when the store cannot be read. */
-export async function auditConfiguredStore(config: Pick<Config, 'database' | 'auditBoundSeconds'>, now: number = Date.now()): Promise<StoreAuditReport> {
+export async function auditConfiguredStore(config: Pick<Config, 'database' | 'auditBoundSeconds' | 'redis'>, now: number = Date.now()): Promise<StoreAuditReport> {
   const { reader, store } = await openAuditReader(config.database);
+  let gate: GateReader | null = null;
   try {
-    const pass = await auditShows(reader, { now, boundMs: config.auditBoundSeconds * 1000 });
+    if (config.redis !== null) {
+      const { openGateReader } = await import('./adapters/redis/gate-reader.js');
+      gate = await openGateReader(config.redis);
+    }
+    const pass = await auditShows({ ...reader, gate }, { now, boundMs: config.auditBoundSeconds * 1000 });
     return {
       store,
       at: new Date(now).toISOString(),
       boundSeconds: config.auditBoundSeconds,
       ledger: reader.ledger !== null,
+      gate: gate !== null,
       shows: pass.shows,
       passed: auditCheckNames.every((name) => pass.counts[name] === 0),
       counts: pass.counts,
@@ -65,13 +73,14 @@ export async function auditConfiguredStore(config: Pick<Config, 'database' | 'au
     }
     throw error;
   } finally {
+    await gate?.close().catch(() => undefined);
     await reader.close().catch(() => undefined);
   }
 }
 
 /** The human form: one line per check, then the violations found (a few per check). */
 export function auditText(report: StoreAuditReport): string {
-  const lines = [`TicketRush audit of ${report.store} at ${report.at}: ${report.shows} show${report.shows === 1 ? '' : 's'}, bound ${report.boundSeconds} s, provider ledger ${report.ledger ? 'read' : 'not kept (not checked)'}`];
+  const lines = [`TicketRush audit of ${report.store} at ${report.at}: ${report.shows} show${report.shows === 1 ? '' : 's'}, bound ${report.boundSeconds} s, provider ledger ${report.ledger ? 'read' : 'not kept (not checked)'}, Redis gate ${report.gate ? 'compared' : 'not configured'}`];
   for (const name of auditCheckNames) lines.push(`  ${report.counts[name] === 0 ? 'ok  ' : 'FAIL'}  ${name.padEnd(22)} ${report.counts[name]}`);
   for (const v of report.violations) lines.push(`  - ${v.check}: show ${v.showId}, ${v.subject}: ${v.detail}`);
   const total = auditCheckNames.reduce((n, name) => n + report.counts[name], 0);

@@ -1,5 +1,5 @@
-import type { ReservationLine } from '../domain/index.js';
-import type { AuditStore, LedgerCharge, ProviderLedgerReader, ShowAudit } from '../ports/engine/index.js';
+import { isCounted, SeatLayout, type ReservationLine } from '../domain/index.js';
+import type { AuditStore, GateReader, GateSnapshot, LedgerCharge, ProviderLedgerReader, ShowAudit } from '../ports/engine/index.js';
 
 /**
  * The auditor (issue 26 item 3): the same checks for `ticketrush audit` (beside a live server, on a
@@ -20,6 +20,8 @@ export const auditCheckNames = [
   'overdue_hold',
   /** Money and orders disagree: a charge taken with nothing sold or refunded, a sale without a charge, a refund not recorded. */
   'payment_ledger',
+  /** The Redis gate (where configured) disagrees with the store, and still does a moment later. */
+  'redis_gate',
 ] as const;
 
 export type AuditCheckName = (typeof auditCheckNames)[number];
@@ -109,9 +111,51 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
   return found;
 }
 
-/** What the auditor reads: a show at a time, and the provider's ledger when there is one. */
+/**
+ * Where the Redis gate and the store disagree for one show (a built gate only: an unbuilt one
+ * refuses nothing). A seat the store has taken that the gate shows free costs a store call; one
+ * the gate shows taken that the store has free is a leaked take (refused until the rebuild). Either
+ * may last a relay lag, which is why auditShows reads twice before calling it a violation.
+ */
+export function checkGate(showId: string, audit: ShowAudit, gate: GateSnapshot): AuditViolation[] {
+  if (!gate.built || audit.seatMap === undefined) return [];
+  const found: AuditViolation[] = [];
+  const layout = new SeatLayout(audit.seatMap);
+  const counted = new Set(audit.seatMap.sections.filter((s) => s.kind !== 'SEATED' || isCounted(s)).map((s) => s.id));
+  for (const seat of audit.seats) {
+    if (counted.has(seat.sectionId)) continue;
+    const i = layout.indexOf(seat.seatId);
+    if (i < 0) continue;
+    const taken = (((gate.taken[i >> 3] ?? 0) >> (7 - (i & 7))) & 1) === 1;
+    if (taken && seat.status === 'AVAILABLE') found.push({ check: 'redis_gate', showId, subject: seat.seatId, detail: 'taken in the Redis gate, AVAILABLE in the store (a leaked take)' });
+    if (!taken && seat.status !== 'AVAILABLE') found.push({ check: 'redis_gate', showId, subject: seat.seatId, detail: `free in the Redis gate, ${seat.status} in the store` });
+  }
+  for (const section of audit.sections) {
+    if (!counted.has(section.sectionId)) continue;
+    const left = gate.units[section.sectionId];
+    if (left !== undefined && left !== section.available) found.push({ check: 'redis_gate', showId, subject: section.sectionId, detail: `${left} units left in the Redis gate, ${section.available} in the store` });
+  }
+  return found;
+}
+
+/** A gate disagreement is a violation only if it outlives this (many relay lags). */
+const gateSettleMs = 1_000;
+
+/** What the auditor reads: a show at a time, the provider's ledger when there is one, the Redis gate where configured. */
 export interface AuditSource extends Pick<AuditStore, 'audit' | 'auditShowIds'> {
   readonly ledger: ProviderLedgerReader | null;
+  readonly gate?: GateReader | null;
+}
+
+/** The gate's disagreements with the store that are still there after a pause, read again from both. */
+async function lastingGateViolations(source: AuditSource, gate: GateReader, showId: string, audit: ShowAudit): Promise<AuditViolation[]> {
+  const first = checkGate(showId, audit, await gate.read(showId));
+  if (first.length === 0) return [];
+  await new Promise((resolve) => setTimeout(resolve, gateSettleMs));
+  const again = await source.audit(showId);
+  if (again === null) return [];
+  const still = new Set(checkGate(showId, again, await gate.read(showId)).map((v) => `${v.subject}\u0000${v.detail}`));
+  return first.filter((v) => still.has(`${v.subject}\u0000${v.detail}`));
 }
 
 export interface AuditPass {
@@ -156,6 +200,7 @@ export async function auditShows(
       if (audit === null) continue; // removed since the page was read
       const ledger = source.ledger === null || audit.payments.length === 0 ? null : await source.ledger.charges(audit.payments.map((p) => p.paymentId));
       const found = checkShow(showId, audit, ledger, options);
+      if (source.gate != null) found.push(...await lastingGateViolations(source, source.gate, showId, audit));
       if (found.length === 0) continue;
       const mine = zeroCounts();
       for (const v of found) {

@@ -21,7 +21,7 @@ let paid: { orderId: string; paymentId: string };
 let bobHold: string;
 const boundSeconds = 60;
 
-const audit = (): Promise<StoreAuditReport> => auditConfiguredStore({ database: t.node.config.database, auditBoundSeconds: boundSeconds });
+const audit = (): Promise<StoreAuditReport> => auditConfiguredStore({ database: t.node.config.database, redis: t.node.config.redis, auditBoundSeconds: boundSeconds });
 const run = async (statement: SqlFor): Promise<void> => {
   expect(await sql.run(statement)).toBe('ok');
 };
@@ -151,6 +151,25 @@ describe('the auditor (ticketrush audit, and the job in the server)', () => {
       only(await audit(), 'payment_ledger');
       await ledger(`UPDATE sandbox_payments SET status = 'SUCCEEDED' WHERE payment_id = '${paid.paymentId}'`);
       expect((await audit()).passed).toBe(true);
+    });
+
+    it.runIf(testStore === 'postgres+redis')('redis_gate: a seat the Redis gate holds taken that the store has free, lasting past the relay lag', async () => {
+      const { Redis } = await import('ioredis');
+      const { gateKeys } = await import('../../src/adapters/redis/redis-gate.js');
+      const redis = t.node.config.redis as { url: string; prefix: string };
+      const [builtKey, takenKey] = gateKeys(redis.prefix, showId) as [string, string];
+      const client = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+      try {
+        await eventually(async () => ((await client.exists(builtKey)) === 1 ? true : undefined), 10_000, 'the gate of the show built');
+        expect((await audit()).counts.redis_gate).toBe(0);
+        // Seat A-2-5 is seat 9 of the canonical layout (A: 2 rows of 5), free in the store.
+        await client.setbit(takenKey, 9, 1);
+        only(await audit(), 'redis_gate');
+        await client.setbit(takenKey, 9, 0);
+        expect((await audit()).passed).toBe(true);
+      } finally {
+        client.disconnect();
+      }
     });
   });
 });

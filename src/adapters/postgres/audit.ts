@@ -1,3 +1,4 @@
+import type { SeatMapSpec } from '../../domain/index.js';
 import type { AuditStore, ShowAudit, StuckReading } from '../../ports/engine/index.js';
 import type { PgDb } from './db.js';
 import { loadHolds, type HoldRow, type OrderRow } from './rows.js';
@@ -13,8 +14,9 @@ export function pgAudit(db: PgDb): AuditStore {
       return db.read(async (c) => {
         await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
         try {
-          const exists = await c.query('SELECT 1 FROM shows WHERE show_id = $1', [showId]);
-          if (exists.rowCount === 0) return null;
+          const exists = await c.query<{ seat_map: string | SeatMapSpec }>('SELECT seat_map FROM shows WHERE show_id = $1', [showId]);
+          const seatMap = exists.rows[0]?.seat_map;
+          if (seatMap === undefined) return null;
           const seats = await c.query<{ seatId: string; sectionId: string; status: ShowAudit['seats'][number]['status']; holdId: string | null }>(
             'SELECT seat_id AS "seatId", section_id AS "sectionId", status, hold_id AS "holdId" FROM seats WHERE show_id = $1 ORDER BY seat_id COLLATE "C"', [showId]);
           const sections = await sectionAvailability(c, showId);
@@ -30,6 +32,7 @@ export function pgAudit(db: PgDb): AuditStore {
           const units = await c.query<{ userId: string; units: number }>(
             'SELECT user_id AS "userId", units FROM user_show_units WHERE show_id = $1 ORDER BY user_id COLLATE "C"', [showId]);
           const audit: ShowAudit = {
+            seatMap: typeof seatMap === 'string' ? JSON.parse(seatMap) as SeatMapSpec : seatMap,
             seats: seats.rows,
             sections: sections.map((s) => ({ sectionId: s.sectionId, kind: s.kind, sellBy: s.sellBy, capacity: s.capacity, available: s.available })),
             holds: holds.map((h) => ({ holdId: h.holdId, userId: h.userId, status: h.status, expiresAt: h.expiresAt, lines: h.lines })),

@@ -1,12 +1,12 @@
 import type { Database as Db } from 'better-sqlite3';
-import type { ReservationLine } from '../../domain/index.js';
+import type { ReservationLine, SeatMapSpec } from '../../domain/index.js';
 import type { AuditStore, PendingAudit, ShowAudit, StuckReading } from '../../ports/engine/index.js';
 import * as records from './records.js';
 
 /** The plain-data reads of one show (synchronous, so a caller can run them in one read transaction). */
 export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => ReservationLine[]): (showId: string) => ShowAudit | null {
   const q = {
-    show: db.prepare('SELECT 1 FROM shows WHERE show_id = ?'),
+    show: db.prepare('SELECT seat_map FROM shows WHERE show_id = ?'),
     seats: db.prepare('SELECT seat_id, section, status, hold_id FROM seats WHERE show_id = ? ORDER BY seat_id'),
     sections: db.prepare('SELECT * FROM sections WHERE show_id = ? ORDER BY position'),
     holds: db.prepare('SELECT * FROM holds WHERE show_id = ? ORDER BY hold_id'),
@@ -16,8 +16,10 @@ export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => Reservation
     units: db.prepare('SELECT user_id, units FROM user_show_units WHERE show_id = ? ORDER BY user_id'),
   };
   return (showId) => {
-    if (q.show.get(showId) === undefined) return null;
+    const show = q.show.get(showId) as { seat_map: string } | undefined;
+    if (show === undefined) return null;
     return {
+      seatMap: JSON.parse(show.seat_map) as SeatMapSpec,
       seats: (q.seats.all(showId) as records.SeatRow[]).map((s) => ({ seatId: s.seat_id, sectionId: s.section, status: s.status, holdId: s.hold_id })),
       sections: (q.sections.all(showId) as records.SectionRow[]).map((s) => ({
         sectionId: s.section_id, kind: s.kind, sellBy: s.sell_by, capacity: s.capacity, available: s.available,

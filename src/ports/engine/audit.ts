@@ -1,4 +1,4 @@
-import type { ReservationLine, SectionKind, SellBy } from '../../domain/index.js';
+import type { ReservationLine, SeatMapSpec, SectionKind, SellBy } from '../../domain/index.js';
 
 /**
  * Plain data for the test auditor (test/support/invariants.ts), so no test opens a database file:
@@ -15,6 +15,8 @@ export interface ShowAudit {
   readonly tickets: readonly { readonly ticketId: string; readonly orderId: string; readonly sectionId: string; readonly seatId: string | null; readonly status: string }[];
   /** The per-user counter rows of this show. */
   readonly userUnits: readonly { readonly userId: string; readonly units: number }[];
+  /** The show's seat map (the Redis gate's bit i is seat i of its canonical layout). */
+  readonly seatMap?: SeatMapSpec;
 }
 
 /** Store-wide work still to settle (the auditor waits until it is all zero). */
@@ -60,6 +62,22 @@ export interface ProviderLedgerReader {
   charges(paymentIds: readonly string[]): Promise<ReadonlyMap<string, LedgerCharge>>;
 }
 
+/** What the Redis gate holds for one show, read as is (the auditor compares it with the store). */
+export interface GateSnapshot {
+  /** Whether the show's gate is built (an unbuilt gate refuses nothing, so it cannot disagree). */
+  readonly built: boolean;
+  /** The seat bitmap: bit i (most significant first) = seat i of the canonical layout, 1 = taken. */
+  readonly taken: Uint8Array;
+  /** Units left per counted section. */
+  readonly units: Readonly<Record<string, number>>;
+}
+
+/** Read-only view of the Redis gate, for the auditor. */
+export interface GateReader {
+  read(showId: string): Promise<GateSnapshot>;
+  close(): Promise<void>;
+}
+
 /**
  * The auditor's own read-only view of a store (the CLI opens one beside a live server: SQLite
  * read-only without the data-dir lock, PostgreSQL as one more client, no migration).
@@ -67,6 +85,8 @@ export interface ProviderLedgerReader {
 export interface AuditReader extends Pick<AuditStore, 'audit' | 'auditShowIds'> {
   /** The provider's ledger when this store keeps one (the sandbox provider), else null. */
   readonly ledger: ProviderLedgerReader | null;
+  /** The Redis gate in front of the store, when one is configured. */
+  readonly gate?: GateReader | null;
   close(): Promise<void>;
 }
 
