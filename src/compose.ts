@@ -34,7 +34,7 @@ import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { startOpsFigures } from './app/ops-figures.js';
-import { openSqliteLedgerReader } from './adapters/payments/sqlite-ledger-reader.js';
+import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
 import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
@@ -51,7 +51,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
-import type { OutboxSink, ProviderLedgerReader, Store } from './ports/engine/index.js';
+import type { AuditReader, OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -294,16 +294,18 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
   let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
-  // The auditor job checks charges against the sandbox provider's own ledger, read-only.
-  const ledgerReader: (ProviderLedgerReader & { close(): void }) | null = sandbox === null ? null
-    : isPgStore(store) ? { ...pgLedgerReader(store.lanes.checkout), close: () => undefined }
-      : openSqliteLedgerReader(join(config.dataDir, 'sandbox-provider.db'));
+  // The auditor job's read-only view: on SQLite a read-only connection of its own (paged reads on
+  // this thread, never the store thread that decides the sales), with the sandbox ledger beside it;
+  // on PostgreSQL the checkout lane and the ledger's table.
+  const auditReader: AuditReader | null = config.database.kind === 'sqlite' ? openSqliteAuditReader(config.database.filename)
+    : isPgStore(store) ? { audit: (id) => store.audit(id), auditShowIds: (after, n) => store.auditShowIds(after, n), ledger: sandbox === null ? null : pgLedgerReader(store.lanes.checkout), close: async () => undefined }
+      : null;
   const release = async (): Promise<void> => {
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
     opsFigures?.stop();
-    ledgerReader?.close();
+    await auditReader?.close();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     webhookDelivery.stop();
@@ -350,7 +352,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       reconcileAfterMs: config.reconcileAfterMs,
       auditMs: config.auditMs,
       auditBoundMs: config.auditBoundSeconds * 1000,
-    }, ledgerReader), holder, (job, error) => telemetry.jobFailed(job, error));
+    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

@@ -219,7 +219,7 @@ export function loadConfig(env: Env = process.env): Config {
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     metricsToken: env.TICKETRUSH_METRICS_TOKEN || null,
     opsFiguresMs: int(env, 'TICKETRUSH_OPS_FIGURES_MS', 15_000, 100, 600_000),
-    auditMs: int(env, 'TICKETRUSH_AUDIT_MS', 300_000, 100, 86_400_000),
+    auditMs: int(env, 'TICKETRUSH_AUDIT_MS', 60_000, 100, 86_400_000),
     auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),

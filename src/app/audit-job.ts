@@ -1,6 +1,6 @@
 import type { BookingTelemetry } from '../ports/telemetry.js';
 import type { Clock } from '../ports/runtime.js';
-import type { AuditStore, SweepStore } from '../ports/engine/index.js';
+import type { SweepStore } from '../ports/engine/index.js';
 import { auditCheckNames, auditShows, zeroCounts, type AuditCheckName, type AuditSource } from './inventory-audit.js';
 
 export interface AuditJobOptions {
@@ -13,7 +13,8 @@ export interface AuditJobOptions {
 export const auditSweepName = 'inventory-audit';
 
 /**
- * The auditor as a periodic, leased job in the server (read-only): each run reads the next
+ * The auditor as a periodic, leased job in the server (read-only, through `source`: on SQLite a
+ * read-only connection of its own, never the store thread that decides the sales): each run reads the next
  * `showsPerRun` shows, a show at a time, and the inconsistency gauge is the sum over every show's
  * latest result (only shows with violations are remembered, so memory stays small). A full
  * cycle over S shows takes ceil(S / showsPerRun) runs. Another process that takes the lease over
@@ -21,14 +22,14 @@ export const auditSweepName = 'inventory-audit';
  * which process audited last).
  */
 export function createAuditJob(
-  ctx: { readonly store: Pick<AuditStore, 'audit' | 'auditShowIds'> & Pick<SweepStore, 'sweepCursor' | 'saveSweepCursor'>; readonly clock: Clock; readonly telemetry: BookingTelemetry },
-  ledger: AuditSource['ledger'],
+  ctx: { readonly store: Pick<SweepStore, 'sweepCursor' | 'saveSweepCursor'>; readonly clock: Clock; readonly telemetry: BookingTelemetry },
+  source: AuditSource,
   options: AuditJobOptions,
 ): () => Promise<void> {
   const violating = new Map<string, Readonly<Record<AuditCheckName, number>>>();
   return async () => {
     const after = (await ctx.store.sweepCursor(auditSweepName))?.id ?? null;
-    const pass = await auditShows({ audit: (id) => ctx.store.audit(id), auditShowIds: (a, n) => ctx.store.auditShowIds(a, n), ledger }, {
+    const pass = await auditShows(source, {
       now: ctx.clock.now(), boundMs: options.boundMs, after, showsMax: options.showsPerRun,
     });
     for (const showId of pass.showIds) violating.delete(showId);

@@ -1,6 +1,6 @@
 import { limits } from '../domain/index.js';
-import type { ProviderLedgerReader } from '../ports/engine/index.js';
 import { auditSweepName, createAuditJob } from './audit-job.js';
+import type { AuditSource } from './inventory-audit.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
@@ -32,10 +32,10 @@ export interface PeriodicSweep {
  * The registry of periodic sweeps: adding one (the outbox relay, webhook due-deliveries) is one
  * line here. Each is a bounded pass that is safe to run anywhere, any time, and never twice at once.
  */
-export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, ledger: ProviderLedgerReader | null = null): PeriodicSweep[] {
+export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, auditSource: AuditSource | null = null): PeriodicSweep[] {
   return [
-    ...(intervals.auditMs === undefined ? [] : [{
-      name: auditSweepName, everyMs: intervals.auditMs, run: createAuditJob(ctx, ledger, { boundMs: intervals.auditBoundMs ?? 60_000, showsPerRun: auditShowsPerRun }),
+    ...(intervals.auditMs === undefined || auditSource === null ? [] : [{
+      name: auditSweepName, everyMs: intervals.auditMs, run: createAuditJob(ctx, auditSource, { boundMs: intervals.auditBoundMs ?? 60_000, showsPerRun: auditShowsPerRun }),
     }]),
     { name: 'expiry-sweep', everyMs: intervals.expirySweepMs, run: () => sweepOverdueHolds(ctx) },
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
