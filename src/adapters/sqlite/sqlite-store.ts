@@ -10,6 +10,7 @@ import { sqliteCodePools } from './code-pools.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
+import { sqliteWaitlist } from './waitlist.js';
 import { sqliteBargains } from './bargains.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
@@ -105,6 +106,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
+    ...sqliteWaitlist(db, gc, shows, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

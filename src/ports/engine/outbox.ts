@@ -16,11 +16,12 @@ export type OutboxEventType =
   | 'order.refunded'
   | 'tickets.issued'
   | 'ticket.checked_in'
-  | 'show.changed';
+  | 'show.changed'
+  | 'waitlist.offered';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
-  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed', 'waitlist.offered',
 ];
 
 export interface OutboxEvent {
