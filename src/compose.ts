@@ -35,6 +35,7 @@ import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
+import { waitlistSink } from './app/waitlist.js';
 import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
@@ -219,6 +220,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       holdExtensionsMax: config.holdExtensionsMax,
       holdLifeSecondsMax: config.holdLifeSecondsMax,
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
+      waitlistClaimSeconds: config.waitlistClaimSeconds,
       currency: config.currency,
     },
     ...(gate === null ? {} : { gate }),
@@ -320,7 +322,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
