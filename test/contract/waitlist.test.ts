@@ -109,6 +109,16 @@ describe.each(storeFactories)('waitlist on $name', (factory) => {
     expect((await audit(h.store, show.showId)).userUnits.reduce((n, u) => n + u.units, 0)).toBe(1);
   });
 
+  it('offer atomicity: 4 offers at once with 4 seats free and ONE entry waiting: the entry gets one hold, the other offers find nobody', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 4)]);
+    const alice = await newUser(h.store);
+    await join(h.store, show, alice, 1);
+    const race = await Promise.all(Array.from({ length: 4 }, () => h.store.offerWaitlist(offerInput(show))));
+    expect(race.filter((r) => r.ok)).toHaveLength(1);
+    expect((await audit(h.store, show.showId)).userUnits.find((u) => u.userId === alice)?.units).toBe(1);
+    expect((await h.store.availability(show.showId))?.find((s) => s.sectionId === 'A')?.available).toBe(3);
+  });
+
   it('skips an entry whose buyer is at the cap, and settles CLAIM only for an OFFERED entry of that hold', async () => {
     const show = await newShow(h.store, [seated('A', 1, 4)], 2);
     const capped = await newUser(h.store);
