@@ -2,7 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { holdPriceCents, seatLines, waitlistLimits, type Hold, type ReservationLine, type WaitlistEntry, type WaitlistStatus } from '../../domain/index.js';
 import type { InventoryChanges, OfferWaitlistInput, OfferWaitlistOutcome, WaitlistStore } from '../../ports/engine/index.js';
 import { holdCreated, waitlistOffered } from '../shared/outbox-drafts.js';
-import { Rollback, type GroupCommit } from './group-commit.js';
+import type { GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
 import { byCount, isUniqueViolation } from './shared.js';
@@ -25,14 +25,13 @@ interface FreeSeat { seat_id: string; section: string; version: number }
  * stock, the buyer's cap, the hold and the entry's move are decided and written under one write
  * lock, each take still a conditional statement checked by its row count (the same guards as a
  * claim: seats only while AVAILABLE, stock only while enough, one live claim per seat).
+ *
+ * The offer as a step to run INSIDE a unit of the group commit (its own, or a lapse's: see
+ * LapseHoldInput.waitlist). Under the write lock nothing changes between its reads and writes; a
+ * take that still finds fewer rows than it read is an invariant broken, thrown (the unit rolls back).
  */
-export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: OutboxWriter): WaitlistStore {
+export function sqliteWaitlistOffer(db: Db, shows: ShowCache, ob: OutboxWriter): (input: OfferWaitlistInput) => OfferWaitlistOutcome {
   const q = {
-    insert: db.prepare(`INSERT INTO waitlist_entries (entry_id, show_id, user_id, section_id, quantity, status, joined_at, hold_id, claim_until, updated_at)
-      VALUES (?, ?, ?, ?, ?, 'WAITING', ?, NULL, NULL, ?) RETURNING *`),
-    live: db.prepare("SELECT * FROM waitlist_entries WHERE show_id = ? AND user_id = ? AND status IN ('WAITING','OFFERED')"),
-    leave: db.prepare(`UPDATE waitlist_entries SET status = 'LEFT', updated_at = ?
-      WHERE show_id = ? AND user_id = ? AND status IN ('WAITING','OFFERED') RETURNING *`),
     line: db.prepare("SELECT * FROM waitlist_entries WHERE show_id = ? AND status = 'WAITING' ORDER BY joined_at, entry_id LIMIT ?"),
     // Free seats of sections sold seat by seat, front rows first (the order the map is drawn).
     freeSeats: db.prepare(`SELECT s.seat_id, s.section, s.version FROM seats s
@@ -52,9 +51,6 @@ export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: Ou
     // The entry's move is conditional on WAITING: an entry that left meanwhile is not offered.
     offer: db.prepare(`UPDATE waitlist_entries SET status = 'OFFERED', hold_id = ?, claim_until = ?, updated_at = ?
       WHERE entry_id = ? AND status = 'WAITING' RETURNING *`),
-    settle: db.prepare(`UPDATE waitlist_entries SET status = ?, updated_at = ? WHERE hold_id = ? AND status = 'OFFERED' RETURNING *`),
-    ofUser: db.prepare('SELECT * FROM waitlist_entries WHERE user_id = ? ORDER BY joined_at DESC, entry_id DESC LIMIT ?'),
-    waiting: db.prepare("SELECT count(*) AS n FROM waitlist_entries WHERE show_id = ? AND status = 'WAITING'"),
   };
 
   /** The buyer's cap, read under the write lock (nothing else writes in between). */
@@ -77,7 +73,7 @@ export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: Ou
     if (free.length < entry.quantity) return null;
     const ids = free.map((s) => s.seat_id);
     const taken = q.takeSeats(ids.length).all(input.holdId, input.showId, ...ids) as FreeSeat[];
-    if (taken.length !== ids.length) throw new Rollback<OfferWaitlistOutcome>({ ok: false, code: 'NOTHING_TO_OFFER' });
+    if (taken.length !== ids.length) throw new Error(`offerWaitlist on ${input.showId}: the write lock did not hold`);
     const perSection = new Map<string, number>();
     for (const seat of taken) perSection.set(seat.section, (perSection.get(seat.section) ?? 0) + 1);
     for (const [sectionId, n] of perSection) {
@@ -98,7 +94,7 @@ export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: Ou
       if (!fitsCap(entry.user_id, input.showId, entry.quantity, input.userUnitsMax)) continue;
       const got = take(info, entry, input);
       if (got === null) continue;
-      if (q.unitsUp.run(entry.user_id, input.showId, entry.quantity, input.userUnitsMax).changes !== 1) throw new Rollback<OfferWaitlistOutcome>({ ok: false, code: 'NOTHING_TO_OFFER' });
+      if (q.unitsUp.run(entry.user_id, input.showId, entry.quantity, input.userUnitsMax).changes !== 1) throw new Error(`offerWaitlist on ${input.showId}: the write lock did not hold`);
       const price = holdPriceCents(got.lines, (sectionId) => info.sections.get(sectionId)?.priceCents);
       q.holdInsert.run(input.holdId, input.showId, entry.user_id, price, entry.quantity, input.now, input.claimUntil);
       let lineNo = 0;
@@ -107,7 +103,7 @@ export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: Ou
         else q.lineInsert.run(input.holdId, lineNo++, input.showId, line.sectionId, null, line.quantity);
       }
       const moved = q.offer.get(input.holdId, input.claimUntil, input.now, entry.entry_id) as EntryRow | undefined;
-      if (moved === undefined) throw new Rollback<OfferWaitlistOutcome>({ ok: false, code: 'NOTHING_TO_OFFER' });
+      if (moved === undefined) throw new Error(`offerWaitlist on ${input.showId}: the write lock did not hold`);
       const hold: Hold = {
         holdId: input.holdId, showId: input.showId, userId: entry.user_id, lines: got.lines, totalPriceCents: price, status: 'ACTIVE',
         createdAt: input.now, expiresAt: input.claimUntil, extensions: 0,
@@ -117,6 +113,20 @@ export function sqliteWaitlist(db: Db, gc: GroupCommit, shows: ShowCache, ob: Ou
     }
     return { ok: false, code: 'NOTHING_TO_OFFER' };
   }
+  return offerOnce;
+}
+
+export function sqliteWaitlist(db: Db, gc: GroupCommit, offerOnce: (input: OfferWaitlistInput) => OfferWaitlistOutcome): WaitlistStore {
+  const q = {
+    insert: db.prepare(`INSERT INTO waitlist_entries (entry_id, show_id, user_id, section_id, quantity, status, joined_at, hold_id, claim_until, updated_at)
+      VALUES (?, ?, ?, ?, ?, 'WAITING', ?, NULL, NULL, ?) RETURNING *`),
+    live: db.prepare("SELECT * FROM waitlist_entries WHERE show_id = ? AND user_id = ? AND status IN ('WAITING','OFFERED')"),
+    leave: db.prepare(`UPDATE waitlist_entries SET status = 'LEFT', updated_at = ?
+      WHERE show_id = ? AND user_id = ? AND status IN ('WAITING','OFFERED') RETURNING *`),
+    settle: db.prepare(`UPDATE waitlist_entries SET status = ?, updated_at = ? WHERE hold_id = ? AND status = 'OFFERED' RETURNING *`),
+    ofUser: db.prepare('SELECT * FROM waitlist_entries WHERE user_id = ? ORDER BY joined_at DESC, entry_id DESC LIMIT ?'),
+    waiting: db.prepare("SELECT count(*) AS n FROM waitlist_entries WHERE show_id = ? AND status = 'WAITING'"),
+  };
 
   return {
     joinWaitlist: (input) =>

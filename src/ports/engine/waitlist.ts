@@ -1,5 +1,5 @@
-import type { Hold, WaitlistEntry } from '../../domain/index.js';
-import type { InventoryChanges } from './common.js';
+import type { WaitlistEntry } from '../../domain/index.js';
+import type { WaitlistOffer } from './inventory.js';
 
 /**
  * The waitlist (候补). Every operation is one short transaction; the partial unique index "one
@@ -44,7 +44,7 @@ export interface OfferWaitlistInput {
 }
 
 export type OfferWaitlistOutcome =
-  | { readonly ok: true; readonly entry: WaitlistEntry; readonly hold: Hold; readonly changes: InventoryChanges }
+  | ({ readonly ok: true } & WaitlistOffer)
   /** No WAITING entry of the show could be served from what is free now. */
   | { readonly ok: false; readonly code: 'NOTHING_TO_OFFER' };
 
