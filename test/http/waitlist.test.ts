@@ -4,6 +4,7 @@ import { startTestNode, testOnPostgres, type TestNode } from '../support/backend
 import { crowd } from '../support/crowd.js';
 import { postCallback } from '../support/payments.js';
 import { eventually } from '../support/wait.js';
+import { offerFreed } from '../../src/app/waitlist.js';
 
 let t: TestNode & { baseUrl: string };
 let admin: ApiClient;
@@ -98,37 +99,34 @@ describe('waitlist (候补)', () => {
   });
 
   it.runIf(testOnPostgres)('a waitlist offer racing buyers for the same seat over real sockets: exactly one gets it, never both', async () => {
-    const rounds = 5;
-    for (let round = 0; round < rounds; round++) {
+    const tally = { buyer: 0, waitlist: 0 };
+    for (let round = 0; round < 6; round++) {
       const showId = await smallShow(1);
-      const [holder, waiting, ...racers] = await crowd(t, 8, `wrace${round}-`);
+      const [holder, waiting, ...racers] = await crowd(t, 6, `wrace${round}-`);
       if (holder === undefined || waiting === undefined) throw new Error('crowd');
       const hold = await holder.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
       expect(hold.status).toBe(201);
       expect((await waiting.call('POST', `/api/v1/shows/${showId}/waitlist`, { quantity: 1 })).status).toBe(201);
-      // The seat is freed by a lapse that does not offer (as another process would), so the relay's
-      // offer races the buyers hammering the seat over real sockets.
+      // The seat is freed by a lapse that does not offer (as a refund or another process would), then
+      // the offer (what the relay's sink runs) and four buyers over real sockets go for it at once.
       const stored = await t.node.ctx.store.getHold(hold.body.holdId);
       await t.node.ctx.store.lapseHold({ holdId: hold.body.holdId, event: 'RELEASE', expectedExpiresAt: stored?.expiresAt ?? 0, now: Date.now() });
-      const deadline = Date.now() + 3_000;
-      const grabs: { status: number }[] = [];
-      await Promise.all(racers.map(async (r) => {
-        while (Date.now() < deadline) {
-          const got = await r.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
-          grabs.push(got);
-          if (got.status === 201) return;
-          const entry = ((await waiting.call('GET', '/api/v1/me/waitlist')).body.entries as { status: string }[])[0];
-          if (entry?.status === 'OFFERED') return;
-        }
-      }));
-      // Let the relay finish whatever it started.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      const [offers, ...grabs] = await Promise.all([
+        offerFreed(t.node.ctx, showId),
+        // Staggered by round so that either side sometimes gets there first.
+        ...racers.map((r) => new Promise((resolve) => setTimeout(resolve, [0, 5, 10, 20, 40, 80][round])).then(() => r.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] }))),
+      ]);
       const won = grabs.filter((g) => g.status === 201).length;
+      for (const g of grabs) expect([201, 409]).toContain(g.status);
       const entry = ((await waiting.call('GET', '/api/v1/me/waitlist')).body.entries as { status: string }[])[0];
-      const offered = entry?.status === 'OFFERED' ? 1 : 0;
-      expect(won + offered).toBe(1);
-      const seat = await t.node.ctx.store.audit(showId);
-      expect(seat?.userUnits.reduce((n, u) => n + u.units, 0)).toBe(1);
+      expect(won + offers.length).toBe(1);
+      expect(entry?.status).toBe(offers.length === 1 ? 'OFFERED' : 'WAITING');
+      const audit = await t.node.ctx.store.audit(showId);
+      expect(audit?.userUnits.reduce((n, u) => n + u.units, 0)).toBe(1);
+      tally.buyer += won;
+      tally.waitlist += offers.length;
     }
+    // Reported, not asserted: who wins is up to the scheduler.
+    console.info(`waitlist race: buyer won ${tally.buyer}, waitlist won ${tally.waitlist} of 6 rounds`);
   });
 });
