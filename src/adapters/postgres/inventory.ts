@@ -173,7 +173,7 @@ export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
           if (!offer.ok) break;
           offered.push({ entry: offer.entry, hold: offer.hold, changes: offer.changes });
         }
-        return { ok: true, hold: after as Hold, cancelledOrder, changes, offered } as const;
+        return { ok: true, hold: after as Hold, cancelledOrder, changes, ...(input.waitlist === undefined ? {} : { offered }) } as const;
       });
       return result.ok ? result.value : unexpected('lapseHold', result);
     },

@@ -200,7 +200,7 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
           if (!offer.ok) break;
           offered.push({ entry: offer.entry, hold: offer.hold, changes: offer.changes });
         }
-        return { ok: true, hold, cancelledOrder, changes, offered };
+        return { ok: true, hold, cancelledOrder, changes, ...(input.waitlist === undefined ? {} : { offered }) };
       }),
 
     extendHold: (input: ExtendHoldInput) =>
