@@ -62,3 +62,13 @@ export const ticketMachine = defineMachine<TicketStatus, TicketEvent>('ticket', 
   USED: { INVALIDATE: 'INVALID' },
   INVALID: {},
 });
+
+/** A blocklist entry: ACTIVE until an admin lifts it (its expiry is a time, not a move). */
+export const blockStatuses = ['ACTIVE', 'LIFTED'] as const;
+export type BlockStatus = (typeof blockStatuses)[number];
+export const blockEvents = ['LIFT'] as const;
+export type BlockEvent = (typeof blockEvents)[number];
+export const blockMachine = defineMachine<BlockStatus, BlockEvent>('block', blockStatuses, blockEvents, {
+  ACTIVE: { LIFT: 'LIFTED' },
+  LIFTED: {},
+});

@@ -151,6 +151,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/bargain-orders/{bargainOrderId}', url: () => `/api/v1/bargain-orders/${bargainOrderId}`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/cuts', url: () => `/api/v1/bargain-orders/${bargainOrderId}/cuts`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/order', url: () => `/api/v1/bargain-orders/${bargainOrderId}/order`, headers: () => ({ 'x-idempotency-key': 'busy-bargain-1' }), expect: 'busy' },
+    // Issue 24 item 4: the blocklist's admin routes read the admin's stored role first (roleGuard).
+    { method: 'POST', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', body: () => ({ ip: '192.0.2.1', reason: 'busy' }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', expect: 'busy', as: 'admin' },
+    { method: 'DELETE', path: '/api/v1/admin/blocklist/{blockId}', url: () => '/api/v1/admin/blocklist/blk_busy', expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

@@ -18,6 +18,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
+import { sqliteBlocklist } from './blocklist.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -101,6 +102,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
     ...sqliteSettings(db, gc),
+    ...sqliteBlocklist(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
