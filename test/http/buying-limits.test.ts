@@ -94,7 +94,7 @@ describe('TICKETRUSH_TRUST_PROXY', () => {
     try {
       const a = await adminClient(behind.node.app);
       const show = await createShow(a, { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 10, priceCents: 100 }], maxSeatsPerUser: 10 });
-      const users = await Promise.all(['p1', 'p2', 'p3', 'p4'].map(async (name) => {
+      const users = await Promise.all(['proxied-1', 'proxied-2', 'proxied-3', 'proxied-4'].map(async (name) => {
         await behind.node.app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { username: name, password: 'password-123' } });
         return ((await behind.node.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: name, password: 'password-123' } })).json() as { token: string }).token;
       }));
