@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { composeNode } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
+import { startTestNode, testStore, type TestNode } from '../support/backend.js';
 
 /**
  * Issue 24 item 3: every buying route is limited per user and per address (429 RATE_LIMITED with
@@ -131,4 +136,23 @@ it('lifts every buying limit with TICKETRUSH_RATE_LIMITS=off', async () => {
   } finally {
     await open.close();
   }
+});
+
+describe.skipIf(testStore !== 'postgres+redis')('with Redis', () => {
+  it('counts every process together: a second process over the same Redis sees the first one\'s requests', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ticketrush-limits-b-'));
+    const other = await composeNode(loadConfig({
+      PORT: '0', HOST: '127.0.0.1', TICKETRUSH_DEMO: '0', ...t.database.env, TICKETRUSH_DATA_DIR: dir,
+      TICKETRUSH_RATE_LIMIT_HOLD_PER_USER_PER_MINUTE: '3', TICKETRUSH_RATE_LIMIT_HOLD_PER_IP_PER_MINUTE: '5',
+    }), { logger: false, warmStore: false });
+    try {
+      const token = await buyer('shared-1');
+      for (let i = 0; i < 3; i++) expect((await hold('shared-1', newIp())).status).toBe(201);
+      const there = await other.app.inject({ method: 'POST', url: `/api/v1/shows/${showId}/holds`, payload: { seatIds: [nextSeat()] }, remoteAddress: newIp(), headers: { authorization: `Bearer ${token}` } });
+      expect({ status: there.statusCode, code: (there.json() as { code?: string }).code }).toEqual({ status: 429, code: 'RATE_LIMITED' });
+    } finally {
+      await other.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
