@@ -146,9 +146,18 @@ const buyingDefaults: Readonly<Record<BuyingLimitName, { readonly perUser: numbe
   'queue-join': { perUser: 20, perIp: 600 },
 };
 
-/** TICKETRUSH_RATE_LIMIT_<NAME>_PER_USER_PER_MINUTE / _PER_IP_PER_MINUTE, NAME the limit's name upper-cased (CAMPAIGN_ORDER). */
-export const buyingLimitVariable = (name: BuyingLimitName, per: 'USER' | 'IP'): string =>
-  `TICKETRUSH_RATE_LIMIT_${name.toUpperCase().replace(/-/g, '_')}_PER_${per}_PER_MINUTE`;
+/** Each buying limit's two variables, spelled out so that a search (and the docs test) finds them. */
+const buyingVariables: Readonly<Record<BuyingLimitName, { readonly USER: string; readonly IP: string }>> = {
+  hold: { USER: 'TICKETRUSH_RATE_LIMIT_HOLD_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_HOLD_PER_IP_PER_MINUTE' },
+  order: { USER: 'TICKETRUSH_RATE_LIMIT_ORDER_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_ORDER_PER_IP_PER_MINUTE' },
+  'campaign-order': { USER: 'TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_IP_PER_MINUTE' },
+  grab: { USER: 'TICKETRUSH_RATE_LIMIT_GRAB_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_GRAB_PER_IP_PER_MINUTE' },
+  cut: { USER: 'TICKETRUSH_RATE_LIMIT_CUT_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_CUT_PER_IP_PER_MINUTE' },
+  'queue-join': { USER: 'TICKETRUSH_RATE_LIMIT_QUEUE_JOIN_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_QUEUE_JOIN_PER_IP_PER_MINUTE' },
+};
+
+/** The variable of a buying limit, per user or per address (requests per minute). */
+export const buyingLimitVariable = (name: BuyingLimitName, per: 'USER' | 'IP'): string => buyingVariables[name][per];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
