@@ -150,6 +150,10 @@ async function startTicketRush(backend: Backend, startArgs: readonly string[] = 
     // the limiter's cost is in the figures, but its 64 buyers from one address are never refused.
     TICKETRUSH_RATE_LIMIT_HOLD_PER_USER_PER_MINUTE: '1000000',
     TICKETRUSH_RATE_LIMIT_HOLD_PER_IP_PER_MINUTE: '1000000',
+    TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_USER_PER_MINUTE: '1000000',
+    TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_IP_PER_MINUTE: '1000000',
+    TICKETRUSH_RATE_LIMIT_ORDER_PER_USER_PER_MINUTE: '1000000',
+    TICKETRUSH_RATE_LIMIT_ORDER_PER_IP_PER_MINUTE: '1000000',
     ...env,
   }, join(dir, 'ticketrush.log'));
 }
