@@ -41,6 +41,8 @@ const bookingSuites = [
     'webhooks',
     'flash-sales',
     'bargains',
+    'notifications',
+    'audit-log',
     'buying-limits',
     'blocklist',
     'idempotent-holds',

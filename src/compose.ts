@@ -26,6 +26,9 @@ import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.j
 import { createBuyingThrottle } from './adapters/throttle/buying-throttle.js';
 import { Blocklist, type BlocklistHooks } from './app/blocklist.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
+import { createNodemailerSender } from './adapters/email/nodemailer-sender.js';
+import { defaultEmailPolicy, NotificationMailer } from './app/notification-email.js';
+import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
@@ -70,6 +73,11 @@ export interface Node {
    * a buyer must also do (e.g. the waiting room's blockQueuePlaces).
    */
   readonly blocklist: Blocklist;
+  /**
+   * Buyer notifications: the outbox relay's sink 'notifications' (registered with this process's
+   * relay), and the mailer (null when TICKETRUSH_SMTP_URL is not set).
+   */
+  readonly notifications: { readonly sink: OutboxSink; readonly mailer: NotificationMailer | null };
   /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
   readonly gateSink: OutboxSink | null;
   /**
@@ -261,6 +269,29 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     wake: () => webhookDelivery.wake(),
     onError: (what, error) => telemetry.jobFailed(what, error),
   });
+  // Notifications: rows from the outbox (always), emails when SMTP is configured, sent by
+  // background work only (the due pass woken by the sink, or the notification-email job).
+  const emailSender = config.email.smtpUrl === null ? null : createNodemailerSender({ url: config.email.smtpUrl, from: config.email.from, timeoutMs: config.email.timeoutMs });
+  const mailer = emailSender === null ? null : new NotificationMailer({
+    store,
+    clock,
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
+    sender: emailSender,
+    jobs: config.redis === null ? null : queue,
+    // The lease outlasts an attempt many times over (connect, greeting and socket timeouts).
+    policy: { ...defaultEmailPolicy, retryBaseMs: config.email.retryBaseMs, leaseMs: Math.max(defaultEmailPolicy.leaseMs, 10 * config.email.timeoutMs) },
+    baseUrl: () => config.publicUrl !== '' ? config.publicUrl : baseUrl,
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const notificationSink = createNotificationSink({
+    store,
+    clock,
+    newNotificationId: () => randomIds.newId('notification'),
+    email: mailer !== null,
+    jobs: config.redis === null ? null : queue,
+    wake: () => mailer?.wake(),
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
   const webhookSettings: WebhookSettings = {
     // The configured listen address, the actual one once listening, and the public URL: a webhook
     // to any of them would deliver to this server itself.
@@ -299,9 +330,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
+  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery, mailer));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
+  let emailTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
   let stopBlocklist: (() => void) | null = null;
@@ -312,11 +344,15 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     relay?.stop();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
+    if (emailTimer !== null) clearInterval(emailTimer);
     webhookDelivery.stop();
+    mailer?.stop();
     // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
     // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
     await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     await webhookSender.close();
+    if (mailer !== null) await Promise.race([mailer.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await emailSender?.close();
     await app.close();
     await releaseStorage();
   };
@@ -339,7 +375,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -348,7 +384,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery));
+    queue.start(jobHandlers(ctx, webhookDelivery, mailer));
     jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
@@ -359,6 +395,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();
     webhookDelivery.wake();
+    // Due notification emails (retries, and any whose job was lost); each pass leases, so processes share.
+    if (mailer !== null) {
+      emailTimer = setInterval(() => mailer.wake(), config.email.sweepMs);
+      emailTimer.unref();
+      mailer.wake();
+    }
   };
   return {
     app,
@@ -368,6 +410,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     holder,
     startJobs,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
+    notifications: { sink: notificationSink, mailer },
     gateSink,
     blocklist,
     async listen() {
