@@ -38,6 +38,9 @@ import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { startOpsFigures } from './app/ops-figures.js';
+import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
+import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
 import { GateService } from './app/inventory-gate.js';
@@ -53,7 +56,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
-import type { OutboxSink, Store } from './ports/engine/index.js';
+import type { AuditReader, OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -308,7 +311,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
-    metrics: { contentType: registry.contentType, render: () => registry.metrics() },
+    metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -337,11 +340,20 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
   let stopBlocklist: (() => void) | null = null;
+  let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
+  // The auditor job's read-only view: on SQLite a read-only connection of its own (paged reads on
+  // this thread, never the store thread that decides the sales), with the sandbox ledger beside it;
+  // on PostgreSQL the checkout lane and the ledger's table.
+  const auditReader: AuditReader | null = config.database.kind === 'sqlite' ? openSqliteAuditReader(config.database.filename)
+    : isPgStore(store) ? { audit: (id) => store.audit(id), auditShowIds: (after, n) => store.auditShowIds(after, n), ledger: sandbox === null ? null : pgLedgerReader(store.lanes.checkout), close: async () => undefined }
+      : null;
   const release = async (): Promise<void> => {
     stopBlocklist?.();
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
+    opsFigures?.stop();
+    await auditReader?.close();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     if (emailTimer !== null) clearInterval(emailTimer);
@@ -375,6 +387,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
+    // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
+    opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
+    void opsFigures.now();
     relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
@@ -390,7 +405,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
-    }), holder, (job, error) => telemetry.jobFailed(job, error));
+      auditMs: config.auditMs,
+      auditBoundMs: config.auditBoundSeconds * 1000,
+    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

@@ -47,6 +47,14 @@ export interface Config {
   readonly reconcileMs: number;
   readonly reconcileAfterMs: number;
   readonly liveConnectionsMax: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
+  readonly metricsToken: string | null;
+  /** How often each process reads what is stuck for the gauges (TICKETRUSH_OPS_FIGURES_MS). */
+  readonly opsFiguresMs: number;
+  /** How often the auditor job runs, one process at a time (TICKETRUSH_AUDIT_MS). */
+  readonly auditMs: number;
+  /** A PAID order not ticketed, or an ACTIVE hold not released, this long is a violation (TICKETRUSH_AUDIT_BOUND_SECONDS). */
+  readonly auditBoundSeconds: number;
   /** Seats the seat-map read model keeps in memory, all shows together (least recently used dropped). */
   readonly readModelSeatsMax: number;
   /** Outbox rows every relay cursor has passed are deleted once they are this old (TICKETRUSH_OUTBOX_RETENTION_HOURS). */
@@ -262,6 +270,10 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),
     reconcileAfterMs: int(env, 'TICKETRUSH_RECONCILE_AFTER_MS', 30_000, 0, 86_400_000),
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
+    metricsToken: env.TICKETRUSH_METRICS_TOKEN || null,
+    opsFiguresMs: int(env, 'TICKETRUSH_OPS_FIGURES_MS', 15_000, 100, 600_000),
+    auditMs: int(env, 'TICKETRUSH_AUDIT_MS', 60_000, 100, 86_400_000),
+    auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),

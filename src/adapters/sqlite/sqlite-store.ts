@@ -99,7 +99,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqlitePayments(db, gc, shared, ob),
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
-    ...sqliteAudit(db, shared),
+    ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
