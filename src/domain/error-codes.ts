@@ -54,6 +54,12 @@ export const domainErrorCodes = [
   'BARGAIN_CLOSED',
   /** A blocklist entry without a reason, or expiring in the past. */
   'INVALID_BLOCK',
+  /** A waitlist join with a bad quantity or section (waitlist.ts). */
+  'INVALID_WAITLIST_REQUEST',
+  /** One live waitlist entry per buyer and show (a partial unique index). */
+  'WAITLIST_ALREADY_JOINED',
+  /** No live waitlist entry of this buyer for this show. */
+  'WAITLIST_NOT_FOUND',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];
