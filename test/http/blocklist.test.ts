@@ -40,6 +40,7 @@ describe('blocking a buyer', () => {
     expect((await mallory.request('POST', '/api/v1/orders', { holdId: held.body.holdId }, { 'x-idempotency-key': 'm-1' })).body.code).toBe('BLOCKED');
     expect((await mallory.request('POST', '/api/v1/code-pools/cpl_x/grab')).body.code).toBe('BLOCKED');
     expect((await mallory.request('POST', '/api/v1/bargain-orders/bgo_x/cuts')).body.code).toBe('BLOCKED');
+    expect((await mallory.request('POST', `/api/v1/shows/${showId}/waitlist`, { quantity: 1 })).body.code).toBe('BLOCKED');
     // Reads still work.
     expect((await mallory.request('GET', `/api/v1/shows/${showId}`)).status).toBe(200);
     expect((await mallory.request('GET', '/api/v1/me/orders')).status).toBe(200);
