@@ -51,8 +51,8 @@ export async function createOrder(ctx: AppContext, command: CreateOrderCommand):
       return { order: opened.order, replayed: false };
     }
     order = opened.order;
-    const paymentId = await openPayment(ctx, order);
-    return { order: orderView(await awaitPayment(ctx, claim, order, paymentId)), replayed: false };
+    const payment = await openPayment(ctx, order);
+    return { order: withCheckout(orderView(await awaitPayment(ctx, claim, order, payment)), payment), replayed: false };
   } catch (error) {
     await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
     throw error;
@@ -175,14 +175,14 @@ async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promis
  * the key over, gets the same payment back, never a second one. Only the provider's own failure is
  * PAYMENT_PROVIDER_UNAVAILABLE ("nothing was charged").
  */
-export async function openPayment(ctx: AppContext, order: Order): Promise<string> {
+export async function openPayment(ctx: AppContext, order: Order): Promise<OpenedPayment> {
   // The show's own currency (chosen at its creation); the configured one for shows from before.
   const currency = (await ctx.seatMaps.show(order.showId))?.currency ?? ctx.policy.currency;
   try {
-    const { paymentId } = await ctx.payments.createPayment({
+    const created = await ctx.payments.createPayment({
       orderId: order.orderId, amountCents: order.amountCents, currency, idempotencyKey: order.orderId,
     });
-    return paymentId;
+    return { paymentId: created.paymentId, checkoutUrl: created.redirectUrl ?? null };
   } catch (error) {
     throw new AppError('PAYMENT_PROVIDER_UNAVAILABLE', 'the payment provider could not open a payment; try again', {
       cause: error instanceof Error ? error.message : String(error),
@@ -190,7 +190,20 @@ export async function openPayment(ctx: AppContext, order: Order): Promise<string
   }
 }
 
-export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
+/** The provider's payment for an order, and the hosted page the buyer pays on (Stripe Checkout), if any. */
+export interface OpenedPayment {
+  readonly paymentId: string;
+  readonly checkoutUrl: string | null;
+}
+
+/** The order's answer, with the hosted payment page to send the buyer to when the provider has one. */
+export function withCheckout<T extends OrderView>(view: T, payment: OpenedPayment): T {
+  return payment.checkoutUrl === null ? view : { ...view, checkoutUrl: payment.checkoutUrl };
+}
+
+export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, opened: OpenedPayment | string): Promise<Order> {
+  const payment = typeof opened === 'string' ? { paymentId: opened, checkoutUrl: null } : opened;
+  const paymentId = payment.paymentId;
   const now = ctx.clock.now();
   const pending = unwrap(moveOrder(order, 'AWAIT_PAYMENT', now, { paymentId }));
   const outcome = await ctx.store.awaitPayment({
@@ -198,7 +211,8 @@ export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Orde
     payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now },
     now,
     key: claim,
-    responseBody: JSON.stringify(orderView(pending)),
+    // A replay for the key answers the same hosted page, so a retried checkout lands on it too.
+    responseBody: JSON.stringify(withCheckout(orderView(pending), payment)),
   });
   if (outcome.ok) return outcome.order;
   if ('code' in outcome) {

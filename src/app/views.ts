@@ -72,6 +72,8 @@ export interface OrderView {
   paymentId: string | null;
   createdAt: string;
   updatedAt: string;
+  /** Only in the answer that opened the payment: the provider's hosted page to pay on (Stripe Checkout). */
+  checkoutUrl?: string;
 }
 
 export const orderView = (o: Order): OrderView => ({

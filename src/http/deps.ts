@@ -2,7 +2,7 @@ import type { ReadinessCheck } from '../app/readiness.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
-import type { PaymentSimulator } from '../ports/payment-provider.js';
+import type { PaymentSimulator, PaymentWebhook } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
 
 /** What the HTTP edge is given by the composition root. */
@@ -14,6 +14,8 @@ export interface HttpDeps {
   readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
+  /** Present only when Stripe is the provider: checks its signed webhook events. */
+  readonly stripe?: PaymentWebhook | null;
   readonly metrics: { readonly contentType: string; render(): Promise<string> };
   readonly bodyLimitBytes: number;
   /** Size limit of a CSV code import (TICKETRUSH_IMPORT_BYTES_MAX), apart from the JSON body limit; default 50 MB. */

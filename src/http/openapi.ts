@@ -63,6 +63,7 @@ const operations: Readonly<Record<string, OperationDoc>> = {
   'GET /api/v1/orders/:orderId': { operationId: 'getOrder', description: 'An order with its tickets; only its owner (or an admin) sees it, anyone else gets 404.' },
   'GET /api/v1/me/orders': { operationId: 'listMyOrders', description: 'The caller\'s orders, newest first, paged with `limit` and `offset`.' },
   'POST /api/v1/payments/callback': { operationId: 'receivePaymentCallback', description: 'Called by the payment provider, signed with HMAC-SHA256 over the raw body. Idempotent by (paymentId, orderId).' },
+  'POST /api/v1/payments/stripe/webhook': { operationId: 'receiveStripeWebhook', description: 'Stripe provider only: Stripe\'s checkout.session.* events, verified with the SDK\'s constructEvent on the raw body against STRIPE_WEBHOOK_SECRET. Idempotent by (paymentId, orderId).' },
   'POST /api/v1/orders/:orderId/sandbox-pay': { operationId: 'sandboxPay', description: 'Sandbox provider only: plays the card holder for the caller\'s order; the sandbox then calls back, signed, like a real provider.' },
   'GET /api/v1/tickets/public-key': { operationId: 'getTicketPublicKey', description: 'The Ed25519 public key and QR format, so scanners verify ticket codes offline.' },
   'GET /api/v1/me/tickets': { operationId: 'listMyTickets', description: 'The caller\'s tickets, newest first, paged with `limit` and `offset`.' },

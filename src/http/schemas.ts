@@ -223,6 +223,7 @@ export const OrderResponse = Type.Object({
   paymentId: Type.Union([Type.String(), Type.Null()]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  checkoutUrl: Type.Optional(Type.String({ description: 'Present when the payment provider has a hosted page (Stripe Checkout): send the buyer there to pay' })),
 });
 
 export const TicketResponse = Type.Object({

@@ -281,6 +281,7 @@ export const en = {
   errorTICKET_NOT_FOUND: 'No ticket has this code.',
   errorUSER_NOT_FOUND: 'No such user.',
   errorSANDBOX_DISABLED: 'Sandbox payments are turned off on this server.',
+  errorSTRIPE_DISABLED: 'Stripe payments are not enabled on this server.',
   errorMETHOD_NOT_ALLOWED: 'This action is not allowed here.',
   errorREQUEST_TIMEOUT: 'The request took too long. Please try again.',
   errorSEAT_UNAVAILABLE: 'Some of those seats were just taken. Please choose again.',

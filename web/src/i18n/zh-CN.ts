@@ -274,6 +274,7 @@ export const zhCN: Record<MessageKey, string> = {
   errorTICKET_NOT_FOUND: '没有与此编码对应的票。',
   errorUSER_NOT_FOUND: '该用户不存在。',
   errorSANDBOX_DISABLED: '本服务器未启用沙箱支付。',
+  errorSTRIPE_DISABLED: '本服务器未启用 Stripe 支付。',
   errorMETHOD_NOT_ALLOWED: '此处不允许该操作。',
   errorREQUEST_TIMEOUT: '请求超时，请重试。',
   errorSEAT_UNAVAILABLE: '部分座位刚被抢走，请重新选择。',
