@@ -4,6 +4,8 @@ import type {
   AbortOrderInput, AbortOrderOutcome, AwaitPaymentInput, AwaitPaymentOutcome, KeysetPosition, OpenOrderOutcome, OrderStore, Page,
 } from '../../ports/engine/index.js';
 import { orderCreated, orderMoved } from '../shared/outbox-drafts.js';
+import { orderExtrasParams } from '../shared/discount-rows.js';
+import { discountUseTaker } from './discounts.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import type * as records from './records.js';
@@ -14,8 +16,10 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
   const q = {
     // Conditional insert: only on an ACTIVE, unexpired hold of the same buyer. The unique indexes
     // "one live order per hold" and (user_id, idempotency_key) refuse the rest.
-    open: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at)
-      SELECT @orderId, @userId, @showId, @holdId, @idempotencyKey, @amountCents, @status, @paymentId, @createdAt, @updatedAt
+    open: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at,
+        contact_name, contact_phone, contact_email, discount_code, discount_cents)
+      SELECT @orderId, @userId, @showId, @holdId, @idempotencyKey, @amountCents, @status, @paymentId, @createdAt, @updatedAt,
+        @contactName, @contactPhone, @contactEmail, @discountCode, @discountCents
       WHERE EXISTS (SELECT 1 FROM holds WHERE hold_id = @holdId AND status = 'ACTIVE' AND expires_at > @createdAt AND user_id = @userId)`),
     get: db.prepare('SELECT * FROM orders WHERE order_id = ?'),
     byKey: db.prepare('SELECT * FROM orders WHERE user_id = ? AND idempotency_key = ?'),
@@ -32,16 +36,18 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
       WHERE scope = ? AND key = ? AND created_at = ? AND state = 'IN_FLIGHT'`),
   };
   const order = (row: records.OrderRow | undefined): Order | null => (row === undefined ? null : shared.order(row));
+  const takeDiscountUse = discountUseTaker(db);
 
   return {
     openOrder: (input: Order) =>
       gc.write('openOrder', (): OpenOrderOutcome => {
         try {
-          if (q.open.run(input).changes === 1) {
-            ob.append(input.createdAt, [orderCreated(input)]);
-            return { ok: true, order: input };
-          }
-          return { ok: false, stale: 'hold' };
+          if (q.open.run({ ...input, ...orderExtrasParams(input) }).changes !== 1) return { ok: false, stale: 'hold' };
+          // The discount's use in the same transaction: a refusal rolls the order back with it.
+          const refused = takeDiscountUse(input);
+          if (refused !== null) throw new Rollback<OpenOrderOutcome>({ ok: false, code: refused });
+          ob.append(input.createdAt, [orderCreated(input)]);
+          return { ok: true, order: input };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           const byKey = q.byKey.get(input.userId, input.idempotencyKey) as records.OrderRow | undefined;

@@ -5,7 +5,8 @@ import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
 import type { Hold } from '../../domain/index.js';
-import { limits } from '../../domain/index.js';
+import { checkContact, limits } from '../../domain/index.js';
+import { unwrap } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
@@ -106,7 +107,12 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
-    const result = await createOrder(ctx, { userId: me.userId, holdId: request.body.holdId, idempotencyKey: key });
+    const { discountCode, contact } = request.body;
+    const result = await createOrder(ctx, {
+      userId: me.userId, holdId: request.body.holdId, idempotencyKey: key,
+      ...(discountCode === undefined ? {} : { discountCode }),
+      ...(contact === undefined ? {} : { contact: unwrap(checkContact(contact)) }),
+    });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);
   });

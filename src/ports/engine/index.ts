@@ -2,6 +2,7 @@ import type { AuditStore } from './audit.js';
 import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
 import type { CodePoolStore } from './code-pools.js';
+import type { DiscountStore } from './discounts.js';
 import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
@@ -18,6 +19,7 @@ import type { WebhookStore } from './webhooks.js';
 export * from './audit.js';
 export * from './code-pools.js';
 export * from './common.js';
+export * from './discounts.js';
 export * from './flash-sales.js';
 export * from './bargains.js';
 export * from './exports.js';
@@ -42,7 +44,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, DiscountStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
