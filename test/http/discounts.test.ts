@@ -112,6 +112,9 @@ describe('discount codes', () => {
     const placed = await order(alice, showId, ['A-5-1'], { contact });
     expect(placed.status).toBe(201);
     expect((await admin.request('GET', `/api/v1/orders/${placed.body.orderId}`)).body.contact).toEqual(contact);
+    const csv = (await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string;
+    expect(csv.split('\r\n').find((line) => line.startsWith(placed.body.orderId))).toContain(`${contact.name},'${contact.phone},${contact.email},,0`);
+    // (A leading + is a formula to a spreadsheet: the export escapes it.)
     const badEmail = await order(alice, showId, ['A-5-2'], { contact: { ...contact, email: 'not-an-email' } });
     expect({ status: badEmail.status, code: badEmail.body.code }).toEqual({ status: 400, code: 'INVALID_CONTACT' });
     const tooLong = await order(alice, showId, ['A-5-3'], { contact: { ...contact, name: 'x'.repeat(101) } });
