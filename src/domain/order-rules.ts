@@ -40,8 +40,8 @@ export function openOrder(input: OpenOrderInput): Result<Order> {
     holdId: hold.holdId,
     idempotencyKey: input.idempotencyKey,
     lines: hold.lines,
-    // The price floor: a discount never takes an order below zero.
-    amountCents: Math.max(0, hold.totalPriceCents - (input.discount?.discountCents ?? 0)),
+    // discountCents is at most the price (discount.ts: the price floor), so this is never below zero.
+    amountCents: hold.totalPriceCents - (input.discount?.discountCents ?? 0),
     status: 'INIT',
     paymentId: null,
     createdAt: now,
