@@ -114,6 +114,8 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {show !== null && <p data-testid="order-show">{t('orderShowWhen', { when: dateTime(show.startsAt), venue: show.venue, city: show.city })}</p>}
       <p data-testid="order-status" role="status">{t('orderStatus', { status: t(`order${order.status}` as const) })}</p>
       <p data-testid="order-lines">{what === '' ? money(order.amountCents) : `${what} · ${money(order.amountCents)}`}</p>
+      {order.discount !== undefined && <p data-testid="order-discount">{t('orderDiscount', { code: order.discount.code, amount: money(order.discount.discountCents) })}</p>}
+      {order.contact !== undefined && <p data-testid="order-contact">{t('orderContact', { ...order.contact })}</p>}
       {notice !== null && <p class="notice" role="alert" data-testid="order-notice">{notice}</p>}
       {unpaid(order) && order.paymentDueAt != null && (
         <PaymentDeadline dueAt={order.paymentDueAt} onLapse={() => setWatching((w) => w + 1)} />
