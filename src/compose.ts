@@ -25,6 +25,9 @@ import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
+import { createNodemailerSender } from './adapters/email/nodemailer-sender.js';
+import { defaultEmailPolicy, NotificationMailer } from './app/notification-email.js';
+import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
@@ -65,6 +68,11 @@ export interface Node {
    * deliveries (its runJob is the deliver-webhook job's handler).
    */
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /**
+   * Buyer notifications: the outbox relay's sink 'notifications' (registered with this process's
+   * relay), and the mailer (null when TICKETRUSH_SMTP_URL is not set).
+   */
+  readonly notifications: { readonly sink: OutboxSink; readonly mailer: NotificationMailer | null };
   /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
   readonly gateSink: OutboxSink | null;
   /**
@@ -257,6 +265,29 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     wake: () => webhookDelivery.wake(),
     onError: (what, error) => telemetry.jobFailed(what, error),
   });
+  // Notifications: rows from the outbox (always), emails when SMTP is configured, sent by
+  // background work only (the due pass woken by the sink, or the notification-email job).
+  const emailSender = config.email.smtpUrl === null ? null : createNodemailerSender({ url: config.email.smtpUrl, from: config.email.from, timeoutMs: config.email.timeoutMs });
+  const mailer = emailSender === null ? null : new NotificationMailer({
+    store,
+    clock,
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
+    sender: emailSender,
+    jobs: config.redis === null ? null : queue,
+    // The lease outlasts an attempt many times over (connect, greeting and socket timeouts).
+    policy: { ...defaultEmailPolicy, retryBaseMs: config.email.retryBaseMs, leaseMs: Math.max(defaultEmailPolicy.leaseMs, 10 * config.email.timeoutMs) },
+    baseUrl: () => config.publicUrl !== '' ? config.publicUrl : baseUrl,
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const notificationSink = createNotificationSink({
+    store,
+    clock,
+    newNotificationId: () => randomIds.newId('notification'),
+    email: mailer !== null,
+    jobs: config.redis === null ? null : queue,
+    wake: () => mailer?.wake(),
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
   const webhookSettings: WebhookSettings = {
     // The configured listen address, the actual one once listening, and the public URL: a webhook
     // to any of them would deliver to this server itself.
@@ -294,9 +325,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
+  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery, mailer));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
+  let emailTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
   const release = async (): Promise<void> => {
@@ -305,11 +337,15 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     relay?.stop();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
+    if (emailTimer !== null) clearInterval(emailTimer);
     webhookDelivery.stop();
+    mailer?.stop();
     // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
     // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
     await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     await webhookSender.close();
+    if (mailer !== null) await Promise.race([mailer.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await emailSender?.close();
     await app.close();
     await releaseStorage();
   };
@@ -329,7 +365,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, discountReturnsSink(ctx), ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, discountReturnsSink(ctx), ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -338,7 +374,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery));
+    queue.start(jobHandlers(ctx, webhookDelivery, mailer));
     jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
@@ -349,6 +385,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();
     webhookDelivery.wake();
+    // Due notification emails (retries, and any whose job was lost); each pass leases, so processes share.
+    if (mailer !== null) {
+      emailTimer = setInterval(() => mailer.wake(), config.email.sweepMs);
+      emailTimer.unref();
+      mailer.wake();
+    }
   };
   return {
     app,
@@ -358,6 +400,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     holder,
     startJobs,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
+    notifications: { sink: notificationSink, mailer },
     gateSink,
     async listen() {
       const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');

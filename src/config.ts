@@ -58,6 +58,19 @@ export interface Config {
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   /**
+   * Notification emails: sent through SMTP only when TICKETRUSH_SMTP_URL is set (smtp:// or
+   * smtps://, credentials in the URL); TICKETRUSH_SMTP_FROM is the sender; TICKETRUSH_SMTP_TIMEOUT_MS
+   * bounds one attempt; TICKETRUSH_EMAIL_RETRY_BASE_MS is the first retry's delay (doubled per
+   * attempt, up to an hour); TICKETRUSH_EMAIL_SWEEP_MS how often due emails are looked for.
+   */
+  readonly email: {
+    readonly smtpUrl: string | null;
+    readonly from: string;
+    readonly timeoutMs: number;
+    readonly retryBaseMs: number;
+    readonly sweepMs: number;
+  };
+  /**
    * SQLite: final (given, else generated once into the data directory). PostgreSQL: the given ones
    * and freshly generated candidates for the others, which the start settles with the database
    * (src/app/shared-secrets.ts), so every process over it uses the same; Node.config has the result.
@@ -221,11 +234,26 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
       sweepMs: int(env, 'TICKETRUSH_WEBHOOK_SWEEP_MS', 5_000, 50, 600_000),
     }),
+    email: Object.freeze({
+      smtpUrl: smtpUrl(env),
+      from: env.TICKETRUSH_SMTP_FROM !== undefined && env.TICKETRUSH_SMTP_FROM !== '' ? env.TICKETRUSH_SMTP_FROM : 'TicketRush <no-reply@ticketrush.invalid>',
+      timeoutMs: int(env, 'TICKETRUSH_SMTP_TIMEOUT_MS', 15_000, 100, 120_000),
+      retryBaseMs: int(env, 'TICKETRUSH_EMAIL_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+      sweepMs: int(env, 'TICKETRUSH_EMAIL_SWEEP_MS', 5_000, 50, 600_000),
+    }),
     secrets: Object.freeze(loadSecrets(env, dataDir, database.kind === 'sqlite')),
     secretsGiven: Object.freeze((Object.keys(secretVariables) as SecretName[]).filter((name) => Boolean(env[secretVariables[name]]))),
     rateLimits,
     warnings: Object.freeze(warnings),
   });
+}
+
+/** TICKETRUSH_SMTP_URL: unset or empty for no email; otherwise an smtp:// or smtps:// URL. */
+function smtpUrl(env: Env): string | null {
+  const raw = env.TICKETRUSH_SMTP_URL;
+  if (raw === undefined || raw === '') return null;
+  if (!/^smtps?:\/\/[^/\s]+/.test(raw)) throw new ConfigError('TICKETRUSH_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587');
+  return raw;
 }
 
 /** Schema names go unquoted into DDL and a connection option: plain lower-case identifiers only. */

@@ -38,6 +38,8 @@ export const appErrorCodes = [
   'DISCOUNT_NOT_FOUND',
   /** A discount code with that name exists already. */
   'DISCOUNT_CODE_TAKEN',
+  /** A notification address that is not an email address. */
+  'EMAIL_INVALID',
 ] as const;
 
 /**

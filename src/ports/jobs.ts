@@ -10,6 +10,8 @@ export interface JobPayloads {
   'issue-tickets': { readonly orderId: string };
   /** One delivery attempt of one webhook event (key `deliver-webhook:{deliveryId}:{attempt}`). */
   'deliver-webhook': { readonly deliveryId: string; readonly attempt: number };
+  /** One attempt at a notification's email (key `notification-email:{notificationId}:{attempt}`). */
+  'notification-email': { readonly notificationId: string; readonly attempt: number };
 }
 
 export type JobName = keyof JobPayloads;

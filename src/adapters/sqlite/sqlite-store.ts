@@ -25,6 +25,8 @@ import { sqliteSweeps } from './sweeps.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
 import { sqliteWebhooks } from './webhooks.js';
+import { sqliteNotifications } from './notifications.js';
+import { sqliteChangeLog } from './change-log.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -102,6 +104,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
+    ...sqliteNotifications(db, gc),
+    ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),

@@ -16,11 +16,17 @@ export type OutboxEventType =
   | 'order.refunded'
   | 'tickets.issued'
   | 'ticket.checked_in'
-  | 'show.changed';
+  | 'show.changed'
+  // Emitted by the money issue's refunds, exchanges, waitlist and show cancellation (issue 25).
+  | 'refund.completed'
+  | 'exchange.completed'
+  | 'waitlist.offered'
+  | 'show.cancelled';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+  'refund.completed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
 ];
 
 export interface OutboxEvent {
