@@ -255,7 +255,7 @@ export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Orde
   const pending = unwrap(moveOrder(order, 'AWAIT_PAYMENT', now, { paymentId }));
   const outcome = await ctx.store.awaitPayment({
     orderId: order.orderId,
-    payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now },
+    payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now, ...(payment.checkoutUrl === null ? {} : { checkoutUrl: payment.checkoutUrl }) },
     now,
     key: claim,
     // A replay for the key answers the same hosted page, so a retried checkout lands on it too.

@@ -65,6 +65,8 @@ export interface Payment {
    * a refund returns this, the money that really arrived.
    */
   readonly receivedCents?: number;
+  /** The provider's hosted page to pay on (Stripe Checkout); absent for the sandbox. */
+  readonly checkoutUrl?: string;
 }
 
 export interface Ticket {

@@ -55,6 +55,8 @@ describe('Stripe Checkout', () => {
     expect(stripe.createKeys.at(-1)).toBe(order.orderId);
     const session = stripe.sessions.get(order.paymentId);
     expect(session).toMatchObject({ amount_total: order.amountCents, client_reference_id: order.orderId, currency: 'cny' });
+    // The order's page offers the same hosted page while it is unpaid (a buyer who came back without paying).
+    expect((await alice.request('GET', `/api/v1/orders/${order.orderId}`)).body.checkoutUrl).toBe(order.checkoutUrl);
   });
 
   it('sells on a signed checkout.session.completed, and a duplicate event changes nothing', async () => {

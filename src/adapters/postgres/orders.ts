@@ -109,11 +109,11 @@ export function pgOrders(db: PgDb, origin: string): OrderStore {
            WHERE order_id = $1 AND EXISTS (SELECT 1 FROM o) AND EXISTS (SELECT 1 FROM k)
            RETURNING *),
          pay AS (
-           INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents)
-           SELECT $2, $1, $8, $9, $3, $10 WHERE EXISTS (SELECT 1 FROM u))
+           INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents, checkout_url)
+           SELECT $2, $1, $8, $9, $3, $10, $11 WHERE EXISTS (SELECT 1 FROM u))
          SELECT EXISTS (SELECT 1 FROM kc) AS key_ok, EXISTS (SELECT 1 FROM o) AS order_ok, u.order_id IS NOT NULL AS moved, u.*
          FROM (SELECT 1) AS one LEFT JOIN u ON true`,
-        values: [input.orderId, p.paymentId, input.now, input.key.scope, input.key.key, input.key.createdAt, input.responseBody, p.amountCents, p.status, p.receivedCents ?? null],
+        values: [input.orderId, p.paymentId, input.now, input.key.scope, input.key.key, input.key.createdAt, input.responseBody, p.amountCents, p.status, p.receivedCents ?? null, p.checkoutUrl ?? null],
       }));
       if (!result.ok) return unexpected('awaitPayment', result);
       const row = result.value.rows[0] as OrderRow & { key_ok: boolean; order_ok: boolean; moved: boolean };

@@ -513,6 +513,8 @@ export const pgMigrations: readonly PgMigration[] = [
     ALTER TABLE orders ADD COLUMN contact_email text;
     ALTER TABLE orders ADD COLUMN discount_code text;
     ALTER TABLE orders ADD COLUMN discount_cents integer NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+    -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+    ALTER TABLE payments ADD COLUMN checkout_url text;
     CREATE TABLE discount_codes (
       code text PRIMARY KEY,
       percent_off integer CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),

@@ -453,6 +453,8 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE orders ADD COLUMN contact_email TEXT;
   ALTER TABLE orders ADD COLUMN discount_code TEXT;
   ALTER TABLE orders ADD COLUMN discount_cents INTEGER NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+  -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+  ALTER TABLE payments ADD COLUMN checkout_url TEXT;
   CREATE TABLE discount_codes (
     code TEXT PRIMARY KEY,
     percent_off INTEGER CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),

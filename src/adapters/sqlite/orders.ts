@@ -30,8 +30,8 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
     abort: db.prepare(`UPDATE orders SET status = 'CANCELLED', updated_at = ? WHERE order_id = ? AND status = 'INIT' RETURNING *`),
     keyInFlight: db.prepare(`SELECT 1 FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at = ? AND state = 'IN_FLIGHT'`),
     awaitPay: db.prepare(`UPDATE orders SET status = 'PENDING_PAY', payment_id = ?, updated_at = ? WHERE order_id = ? AND status = 'INIT' RETURNING *`),
-    paymentInsert: db.prepare(`INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents)
-      VALUES (?, ?, ?, ?, ?, ?)`),
+    paymentInsert: db.prepare(`INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents, checkout_url)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
     completeKey: db.prepare(`UPDATE idempotency_keys SET state = 'DONE', outcome = 'SUCCEEDED', response_body = ?
       WHERE scope = ? AND key = ? AND created_at = ? AND state = 'IN_FLIGHT'`),
   };
@@ -71,7 +71,7 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
         if (q.keyInFlight.get(key.scope, key.key, key.createdAt) === undefined) return { ok: false, code: 'KEY_TAKEN' };
         const row = q.awaitPay.get(payment.paymentId, input.now, input.orderId) as records.OrderRow | undefined;
         if (row === undefined) return { ok: false, stale: 'order' };
-        q.paymentInsert.run(payment.paymentId, input.orderId, payment.amountCents, payment.status, payment.updatedAt, payment.receivedCents ?? null);
+        q.paymentInsert.run(payment.paymentId, input.orderId, payment.amountCents, payment.status, payment.updatedAt, payment.receivedCents ?? null, payment.checkoutUrl ?? null);
         if (q.completeKey.run(input.responseBody, key.scope, key.key, key.createdAt).changes !== 1) throw new Rollback<AwaitPaymentOutcome>({ ok: false, code: 'KEY_TAKEN' });
         return { ok: true, order: shared.order(row) };
       }),

@@ -113,6 +113,7 @@ export const en = {
   orderTICKETED: 'tickets issued',
   orderCANCELLED: 'cancelled',
   orderREFUNDED: 'refunded',
+  payStripe: 'Pay {amount} on Stripe',
   paySandbox: 'Pay {amount} (sandbox)',
   paying: 'Payment sent, waiting for confirmation…',
   ticketsReady: 'Your tickets are ready.',

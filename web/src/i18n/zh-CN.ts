@@ -110,6 +110,7 @@ export const zhCN: Record<MessageKey, string> = {
   orderTICKETED: '已出票',
   orderCANCELLED: '已取消',
   orderREFUNDED: '已退款',
+  payStripe: '前往 Stripe 支付 {amount}',
   paySandbox: '支付 {amount}（沙箱）',
   paying: '已提交支付，等待确认…',
   ticketsReady: '您的票已出。',

@@ -77,6 +77,11 @@ export function OrderPage({ orderId }: { orderId: string }) {
     setPaying(true);
     setNotice(null);
     try {
+      // A provider with a hosted payment page (Stripe Checkout): the buyer pays there, and comes back here.
+      if (order?.checkoutUrl !== undefined) {
+        location.assign(order.checkoutUrl);
+        return;
+      }
       await api(`/orders/${encodeURIComponent(orderId)}/sandbox-pay`, { method: 'POST', body: { outcome: 'SUCCEEDED' } });
       setWatching((w) => w + 1);
     } catch (e) {
@@ -123,7 +128,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {unpaid(order) && (
         <div class="row">
           {order.status === 'PENDING_PAY' && (
-            paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{t('paySandbox', { amount: money(order.amountCents) })}</button>
+            paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{order.checkoutUrl !== undefined ? t('payStripe', { amount: money(order.amountCents) }) : t('paySandbox', { amount: money(order.amountCents) })}</button>
           )}
           {!paying && <button type="button" data-testid="cancel-order" disabled={busy} onClick={() => void cancel()}>{t('cancelOrder')}</button>}
         </div>
