@@ -38,8 +38,12 @@ import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { startOpsFigures } from './app/ops-figures.js';
+import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
+import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
+import { waitlistSink } from './app/waitlist.js';
 import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
@@ -53,7 +57,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
-import type { OutboxSink, Store } from './ports/engine/index.js';
+import type { AuditReader, OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -235,6 +239,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       holdExtensionsMax: config.holdExtensionsMax,
       holdLifeSecondsMax: config.holdLifeSecondsMax,
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
+      waitlistClaimSeconds: config.waitlistClaimSeconds,
       currency: config.currency,
     },
     ...(gate === null ? {} : { gate }),
@@ -305,7 +310,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     webhooks: webhookSettings,
     sandbox,
     stripe,
-    metrics: { contentType: registry.contentType, render: () => registry.metrics() },
+    metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -331,10 +336,19 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let emailTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
+  let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
+  // The auditor job's read-only view: on SQLite a read-only connection of its own (paged reads on
+  // this thread, never the store thread that decides the sales), with the sandbox ledger beside it;
+  // on PostgreSQL the checkout lane and the ledger's table.
+  const auditReader: AuditReader | null = config.database.kind === 'sqlite' ? openSqliteAuditReader(config.database.filename)
+    : isPgStore(store) ? { audit: (id) => store.audit(id), auditShowIds: (after, n) => store.auditShowIds(after, n), ledger: sandbox === null ? null : pgLedgerReader(store.lanes.checkout), close: async () => undefined }
+      : null;
   const release = async (): Promise<void> => {
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
+    opsFigures?.stop();
+    await auditReader?.close();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
     if (emailTimer !== null) clearInterval(emailTimer);
@@ -365,7 +379,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, discountReturnsSink(ctx), ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
+    opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
+    void opsFigures.now();
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -380,7 +397,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
-    }), holder, (job, error) => telemetry.jobFailed(job, error));
+      auditMs: config.auditMs,
+      auditBoundMs: config.auditBoundSeconds * 1000,
+    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isCurrencyCode, limits } from './domain/index.js';
+import { isCurrencyCode, limits, waitlistLimits } from './domain/index.js';
 
 /**
  * Configuration: read once from the environment, checked, frozen. A bad value stops the start with
@@ -28,6 +28,8 @@ export interface Config {
   readonly holdExtensionsMax: number;
   readonly holdLifeSecondsMax: number;
   readonly maxSeatsPerUser: number;
+  /** How long a waitlist offer's hold lasts, in seconds (the buyer's claim window). */
+  readonly waitlistClaimSeconds: number;
   /** ISO 4217 code of a new show's prices when its organizer chooses none (TICKETRUSH_CURRENCY). */
   readonly currency: string;
   /** Font of printed tickets (TICKETRUSH_TICKET_FONT); null: the PDF standard fonts (Latin-1 only). */
@@ -47,6 +49,14 @@ export interface Config {
   readonly reconcileMs: number;
   readonly reconcileAfterMs: number;
   readonly liveConnectionsMax: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
+  readonly metricsToken: string | null;
+  /** How often each process reads what is stuck for the gauges (TICKETRUSH_OPS_FIGURES_MS). */
+  readonly opsFiguresMs: number;
+  /** How often the auditor job runs, one process at a time (TICKETRUSH_AUDIT_MS). */
+  readonly auditMs: number;
+  /** A PAID order not ticketed, or an ACTIVE hold not released, this long is a violation (TICKETRUSH_AUDIT_BOUND_SECONDS). */
+  readonly auditBoundSeconds: number;
   /** Seats the seat-map read model keeps in memory, all shows together (least recently used dropped). */
   readonly readModelSeatsMax: number;
   /** Outbox rows every relay cursor has passed are deleted once they are this old (TICKETRUSH_OUTBOX_RETENTION_HOURS). */
@@ -210,6 +220,7 @@ export function loadConfig(env: Env = process.env): Config {
     holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
     // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
     maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
+    waitlistClaimSeconds: int(env, 'TICKETRUSH_WAITLIST_CLAIM_SECONDS', waitlistLimits.claimSecondsDefault, waitlistLimits.claimSecondsMin, waitlistLimits.claimSecondsMax),
     currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
     ticketFont: ticketFont(env),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),
@@ -225,6 +236,10 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),
     reconcileAfterMs: int(env, 'TICKETRUSH_RECONCILE_AFTER_MS', 30_000, 0, 86_400_000),
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
+    metricsToken: env.TICKETRUSH_METRICS_TOKEN || null,
+    opsFiguresMs: int(env, 'TICKETRUSH_OPS_FIGURES_MS', 15_000, 100, 600_000),
+    auditMs: int(env, 'TICKETRUSH_AUDIT_MS', 60_000, 100, 86_400_000),
+    auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),

@@ -7,6 +7,7 @@ import { cancelExpiry } from './enqueue.js';
 import { rescheduleExpiry, scheduleExpiry } from './expiry.js';
 import { claimSeatsThroughGate, claimUnitsThroughGate } from './gated-claim.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
+import { scheduleOffered, waitlistTerms } from './waitlist-terms.js';
 import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
 
 export type HoldRequest =
@@ -43,9 +44,13 @@ export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Pro
   try {
     const placed = await placeHold(ctx, command);
     ctx.telemetry.holdAttempt('HELD', (performance.now() - started) / 1000);
+    ctx.seatMaps.feed.pulse.record(command.showId, 'HELD', ctx.clock.now());
     return placed;
   } catch (error) {
-    ctx.telemetry.holdAttempt(error instanceof AppError ? error.code : 'ERROR', (performance.now() - started) / 1000);
+    const outcome = error instanceof AppError ? error.code : error instanceof StoreBusyError ? 'BUSY' : 'ERROR';
+    ctx.telemetry.holdAttempt(outcome, (performance.now() - started) / 1000);
+    // An unknown show is not charted (no ring for ids nobody sells).
+    if (outcome !== 'SHOW_NOT_FOUND') ctx.seatMaps.feed.pulse.record(command.showId, outcome, ctx.clock.now());
     throw error;
   }
 }
@@ -198,14 +203,16 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     const hold = found(await ctx.store.getHold(holdId), 'HOLD_NOT_FOUND', 'no such hold');
     const now = ctx.clock.now();
     const event = unwrap(releaseByOwner(hold, userId, now));
-    const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now });
+    const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
     if (outcome.ok) {
+      scheduleOffered(ctx, outcome);
       return done(outcome.hold);
     }
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');
     return again(outcome);
   });
   cancelExpiry(ctx, holdId);
+  ctx.telemetry.holdReleased('RELEASED');
   return released;
 }
 

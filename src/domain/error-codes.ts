@@ -66,6 +66,12 @@ export const domainErrorCodes = [
   'DISCOUNT_NOT_FOR_SHOW',
   /** An order's contact (name, phone, email) is not valid. */
   'INVALID_CONTACT',
+  /** A waitlist join with a bad quantity or section (waitlist.ts). */
+  'INVALID_WAITLIST_REQUEST',
+  /** One live waitlist entry per buyer and show (a partial unique index). */
+  'WAITLIST_ALREADY_JOINED',
+  /** No live waitlist entry of this buyer for this show. */
+  'WAITLIST_NOT_FOUND',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -11,6 +11,7 @@ import { sqliteDiscounts } from './discounts.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
+import { sqliteWaitlist, sqliteWaitlistOffer } from './waitlist.js';
 import { sqliteBargains } from './bargains.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
@@ -91,15 +92,16 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const choose = seatChooser(db);
   const ob = sqliteOutboxWriter(db, options.origin ?? `sqlite-${randomUUID()}`);
   const showStore = sqliteShows(db, gc, ob);
+  const offerWaitlist = sqliteWaitlistOffer(db, shows, ob);
   return {
     ...sqliteUsers(db, gc),
     ...showStore,
-    ...sqliteInventory(db, gc, shows, shared, choose, ob),
+    ...sqliteInventory(db, gc, shows, shared, choose, ob, offerWaitlist),
     ...sqliteOrders(db, gc, shared, ob),
     ...sqlitePayments(db, gc, shared, ob),
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
-    ...sqliteAudit(db, shared),
+    ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
     ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
@@ -111,6 +113,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
+    ...sqliteWaitlist(db, gc, offerWaitlist),
     async ping() {
       db.prepare('SELECT 1').get();
     },
