@@ -40,6 +40,10 @@ export const appErrorCodes = [
   'DISCOUNT_CODE_TAKEN',
   /** A notification address that is not an email address. */
   'EMAIL_INVALID',
+  /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
+  'BLOCKED',
+  /** No blocklist entry with that id. */
+  'BLOCK_NOT_FOUND',
 ] as const;
 
 /**

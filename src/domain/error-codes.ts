@@ -66,6 +66,8 @@ export const domainErrorCodes = [
   'DISCOUNT_NOT_FOR_SHOW',
   /** An order's contact (name, phone, email) is not valid. */
   'INVALID_CONTACT',
+  /** A blocklist entry without a reason, or expiring in the past. */
+  'INVALID_BLOCK',
   /** A waitlist join with a bad quantity or section (waitlist.ts). */
   'INVALID_WAITLIST_REQUEST',
   /** One live waitlist entry per buyer and show (a partial unique index). */

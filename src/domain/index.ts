@@ -22,4 +22,5 @@ export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
 export * from './discount.js';
+export * from './blocklist.js';
 export * from './waitlist.js';

@@ -20,6 +20,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
+import { sqliteBlocklist } from './blocklist.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -109,6 +110,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteNotifications(db, gc),
     ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
+    ...sqliteBlocklist(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
