@@ -41,6 +41,8 @@ const bookingSuites = [
     'webhooks',
     'flash-sales',
     'bargains',
+    'stripe',
+    'discounts',
     'waitlist',
     'ops-metrics',
     'notifications',

@@ -8,6 +8,7 @@ import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-sign
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
 import { openSqliteSandboxLedger } from './adapters/payments/sqlite-sandbox-ledger.js';
+import { createStripeProvider } from './adapters/payments/stripe-provider.js';
 import { secretFingerprint } from './adapters/crypto/secret-fingerprint.js';
 import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
@@ -32,6 +33,7 @@ import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
+import { discountReturnsSink } from './app/discounts.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
@@ -204,6 +206,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const stripe = config.stripe === null ? null : createStripeProvider({
+    ...config.stripe,
+    // Stripe's hosted page sends the buyer back to their order's page.
+    returnUrl: (orderId, outcome) => `${config.publicUrl || baseUrl}/orders/${encodeURIComponent(orderId)}?checkout=${outcome}`,
+    toleranceSeconds: limits.signatureToleranceSeconds,
+  });
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
   // Seed 003's gate in front of the claims, when Redis is configured. Lost while running, it is
   // skipped (short timeout, circuit breaker): claims go to the database, slower, not down.
@@ -229,7 +237,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
-    payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
+    payments: timeLimitedProvider(sandbox ?? stripe ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -324,6 +332,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
+    stripe,
     metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
@@ -405,7 +414,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
     opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
     void opsFigures.now();
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;

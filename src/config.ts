@@ -41,7 +41,9 @@ export interface Config {
   readonly importBytesMax: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
-  readonly paymentProvider: 'sandbox' | 'none';
+  readonly paymentProvider: 'sandbox' | 'none' | 'stripe';
+  /** TICKETRUSH_PAYMENT_PROVIDER=stripe: its API key, webhook signing secret and (stripe-mock, tests) API address. */
+  readonly stripe: StripeConfig | null;
   readonly sandboxDuplicateRate: number;
   readonly sandboxDelayMsMax: number;
   readonly expirySweepMs: number;
@@ -268,7 +270,8 @@ export function loadConfig(env: Env = process.env): Config {
     importBytesMax: int(env, 'TICKETRUSH_IMPORT_BYTES_MAX', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
-    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none'] as const),
+    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none', 'stripe'] as const),
+    stripe: loadStripe(env),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),
     sandboxDelayMsMax: int(env, 'TICKETRUSH_SANDBOX_DELAY_MS_MAX', 200, 0, 60_000),
     expirySweepMs: int(env, 'TICKETRUSH_EXPIRY_SWEEP_MS', 500, 50, 60_000),
@@ -342,6 +345,25 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
     retriesMax: int(env, 'TICKETRUSH_DATABASE_RETRIES_MAX', 3, 0, 20),
     warm: oneOf(env, 'TICKETRUSH_DATABASE_WARM', 'on', ['on', 'off']) === 'on',
   });
+}
+
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  /** STRIPE_API_URL: another API address (stripe-mock, the tests' local server); null: Stripe's own. */
+  readonly apiUrl: string | null;
+}
+
+/** Stripe needs both its secrets; a half-configured Stripe stops the start rather than taking orders it cannot confirm. */
+function loadStripe(env: Env): StripeConfig | null {
+  if (env.TICKETRUSH_PAYMENT_PROVIDER !== 'stripe') return null;
+  const secretKey = env.STRIPE_SECRET_KEY ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
+  if (secretKey === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY (sk_live_... or sk_test_...)');
+  if (webhookSecret === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_WEBHOOK_SECRET (whsec_..., the webhook endpoint\'s signing secret)');
+  const apiUrl = env.STRIPE_API_URL || null;
+  if (apiUrl !== null && !/^https?:\/\/[^/]+\/?$/.test(apiUrl)) throw new ConfigError(`STRIPE_API_URL must be http(s)://host[:port] (got "${apiUrl}")`);
+  return Object.freeze({ secretKey, webhookSecret, apiUrl });
 }
 
 export interface RedisConfig {

@@ -34,6 +34,10 @@ export const appErrorCodes = [
   'ITEM_NOT_FOUND',
   /** No bargain order with that id (or, for its order, not the caller's). */
   'BARGAIN_ORDER_NOT_FOUND',
+  /** An organizer's discount code that does not exist (admin routes; a buyer's unknown code is DISCOUNT_UNKNOWN). */
+  'DISCOUNT_NOT_FOUND',
+  /** A discount code with that name exists already. */
+  'DISCOUNT_CODE_TAKEN',
   /** A notification address that is not an email address. */
   'EMAIL_INVALID',
   /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */

@@ -20,6 +20,8 @@ import { waitlistRoutes } from './routes/waitlist.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
+import { discountRoutes } from './routes/discounts.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
@@ -141,6 +143,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes(deps), { prefix: '/api/v1' });
   await app.register(bookingRoutes(deps), { prefix: '/api/v1' });
   await app.register(paymentRoutes(deps), { prefix: '/api/v1' });
+  await app.register(stripeWebhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(discountRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketPrintRoutes(deps), { prefix: '/api/v1' });
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });

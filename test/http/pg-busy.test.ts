@@ -115,6 +115,11 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
       method: 'POST', path: '/api/v1/payments/callback', url: () => '/api/v1/payments/callback', body: callbackBody, as: 'none', expect: 'busy',
       headers: () => ({ 'x-ticketrush-signature': signWebhook(t.node.config.secrets.payment, callbackBody(), Math.floor(Date.now() / 1000)) }),
     },
+    { method: 'POST', path: '/api/v1/admin/discounts', url: () => '/api/v1/admin/discounts', body: () => ({ code: 'BUSY-10', percentOff: 10, validFrom: new Date(Date.now() - 6e4).toISOString(), validUntil: new Date(Date.now() + 8e8).toISOString(), maxUses: 5, perUserMax: 1 }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/discounts', url: () => '/api/v1/admin/discounts', expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/discounts/{code}/disable', url: () => '/api/v1/admin/discounts/BUSY-10/disable', expect: 'busy', as: 'admin' },
+    // This node's provider is the sandbox: Stripe's endpoint refuses (404 STRIPE_DISABLED) before any database work.
+    { method: 'POST', path: '/api/v1/payments/stripe/webhook', url: () => '/api/v1/payments/stripe/webhook', body: callbackBody, as: 'none', expect: 'memory', headers: () => ({ 'stripe-signature': 't=1,v1=00' }) },
     { method: 'POST', path: '/api/v1/orders/{orderId}/sandbox-pay', url: () => `/api/v1/orders/${orderId}/sandbox-pay`, body: () => ({ outcome: 'SUCCEEDED' }), expect: 'busy' },
     { method: 'GET', path: '/api/v1/tickets/public-key', url: () => '/api/v1/tickets/public-key', expect: 'memory' },
     { method: 'GET', path: '/api/v1/me/tickets', url: () => '/api/v1/me/tickets', expect: 'busy' },

@@ -151,6 +151,16 @@ export interface Order {
   readonly status: 'INIT' | 'PENDING_PAY' | 'PAID' | 'TICKETED' | 'CANCELLED' | 'REFUNDED';
   readonly amountCents: number;
   readonly tickets?: readonly Ticket[];
+  /** Only in the answer that opened the payment, when the provider has a hosted page (Stripe Checkout): the buyer pays there. */
+  readonly checkoutUrl?: string;
+  readonly contact?: OrderContact;
+  readonly discount?: { readonly code: string; readonly discountCents: number };
+}
+
+export interface OrderContact {
+  readonly name: string;
+  readonly phone: string;
+  readonly email: string;
 }
 
 export type ActivityKind = 'SHOW' | 'FLASH_SALE' | 'CODE_POOL' | 'BARGAIN';

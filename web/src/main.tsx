@@ -17,6 +17,7 @@ const showPage = () => import('./pages/ShowPage').then((m) => m.ShowPage);
 const orderPage = () => import('./pages/OrderPage').then((m) => m.OrderPage);
 const myTickets = () => import('./pages/MyTickets').then((m) => m.MyTickets);
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
+const discounts = () => import('./pages/Discounts').then((m) => m.Discounts);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const users = () => import('./pages/Users').then((m) => m.Users);
@@ -64,6 +65,7 @@ function Page() {
   if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
   if (p === '/admin/bargains/new') return <Lazy load={createBargain} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
+  if (p === '/admin/discounts') return <Lazy load={discounts} props={{}} />;
   if (p === '/admin/audit-log') return <Lazy load={auditLog} props={{}} />;
   if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
   if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;

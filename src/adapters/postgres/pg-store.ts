@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
 import { pgCodePools } from './code-pools.js';
+import { pgDiscounts } from './discounts.js';
 import { pgExports } from './exports.js';
 import { createPgLanes, type PgLanes } from './db.js';
 import { pgFlashSales } from './flash-sales.js';
@@ -84,6 +85,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgAudit(lanes.checkout),
     // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
     ...pgCodePools(lanes.rush),
+    ...pgDiscounts(lanes.checkout),
     ...pgExports(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
     ...pgNotifications(lanes.checkout),

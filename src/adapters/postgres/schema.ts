@@ -503,6 +503,51 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Issue 25 items 6 and 8: discount codes (uses counted in the order's transaction) and each
+    // order's contact and discount.
+    version: 17,
+    name: 'discount codes; order contact',
+    sql: `
+    ALTER TABLE orders ADD COLUMN contact_name text;
+    ALTER TABLE orders ADD COLUMN contact_phone text;
+    ALTER TABLE orders ADD COLUMN contact_email text;
+    ALTER TABLE orders ADD COLUMN discount_code text;
+    ALTER TABLE orders ADD COLUMN discount_cents integer NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+    -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+    ALTER TABLE payments ADD COLUMN checkout_url text;
+    CREATE TABLE discount_codes (
+      code text PRIMARY KEY,
+      percent_off integer CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),
+      amount_off_cents integer CHECK (amount_off_cents IS NULL OR amount_off_cents >= 1),
+      show_ids text[],
+      valid_from bigint NOT NULL,
+      valid_until bigint NOT NULL CHECK (valid_until > valid_from),
+      max_uses integer NOT NULL CHECK (max_uses >= 1),
+      per_user_max integer NOT NULL CHECK (per_user_max >= 1),
+      uses integer NOT NULL DEFAULT 0 CHECK (uses >= 0),
+      status text NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+      created_at bigint NOT NULL,
+      CHECK ((percent_off IS NULL) <> (amount_off_cents IS NULL))
+    );
+    CREATE INDEX discount_codes_by_created ON discount_codes (created_at DESC, code COLLATE "C");
+    -- Each buyer's uses of a code held now: the per-user cap is a conditional upsert on this row.
+    CREATE TABLE discount_user_uses (
+      code text NOT NULL REFERENCES discount_codes(code),
+      user_id text NOT NULL,
+      uses integer NOT NULL CHECK (uses >= 0),
+      PRIMARY KEY (code, user_id)
+    );
+    -- One use per order, given back at most once (returned_at).
+    CREATE TABLE discount_redemptions (
+      order_id text PRIMARY KEY,
+      code text NOT NULL REFERENCES discount_codes(code),
+      user_id text NOT NULL,
+      created_at bigint NOT NULL,
+      returned_at bigint
+    );
+    `,
+  },
+  {
     // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
     // trail of organizer and admin changes (issue 26 item 5).
     version: 20,

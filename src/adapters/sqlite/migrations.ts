@@ -520,6 +520,47 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
   CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
   `,
+  // Issue 25 items 6 and 8: discount codes (uses counted in the order's transaction) and each
+  // order's contact and discount.
+  `
+  ALTER TABLE orders ADD COLUMN contact_name TEXT;
+  ALTER TABLE orders ADD COLUMN contact_phone TEXT;
+  ALTER TABLE orders ADD COLUMN contact_email TEXT;
+  ALTER TABLE orders ADD COLUMN discount_code TEXT;
+  ALTER TABLE orders ADD COLUMN discount_cents INTEGER NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+  -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+  ALTER TABLE payments ADD COLUMN checkout_url TEXT;
+  CREATE TABLE discount_codes (
+    code TEXT PRIMARY KEY,
+    percent_off INTEGER CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),
+    amount_off_cents INTEGER CHECK (amount_off_cents IS NULL OR amount_off_cents >= 1),
+    show_ids TEXT,
+    valid_from INTEGER NOT NULL,
+    valid_until INTEGER NOT NULL CHECK (valid_until > valid_from),
+    max_uses INTEGER NOT NULL CHECK (max_uses >= 1),
+    per_user_max INTEGER NOT NULL CHECK (per_user_max >= 1),
+    uses INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0),
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+    created_at INTEGER NOT NULL,
+    CHECK ((percent_off IS NULL) <> (amount_off_cents IS NULL))
+  ) WITHOUT ROWID;
+  CREATE INDEX discount_codes_by_created ON discount_codes (created_at DESC, code);
+  -- Each buyer's uses of a code held now: the per-user cap is a conditional upsert on this row.
+  CREATE TABLE discount_user_uses (
+    code TEXT NOT NULL REFERENCES discount_codes(code),
+    user_id TEXT NOT NULL,
+    uses INTEGER NOT NULL CHECK (uses >= 0),
+    PRIMARY KEY (code, user_id)
+  ) WITHOUT ROWID;
+  -- One use per order, given back at most once (returned_at).
+  CREATE TABLE discount_redemptions (
+    order_id TEXT PRIMARY KEY,
+    code TEXT NOT NULL REFERENCES discount_codes(code),
+    user_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    returned_at INTEGER
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

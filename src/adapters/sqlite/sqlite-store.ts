@@ -7,6 +7,7 @@ import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { sqliteCodePools } from './code-pools.js';
+import { sqliteDiscounts } from './discounts.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
@@ -104,6 +105,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
+    ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
     ...sqliteNotifications(db, gc),

@@ -8,7 +8,8 @@ import { requireAdmission, requireHoldAdmission } from '../../app/waiting-rooms.
 import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import { holdSeatsOnce } from '../../app/idempotent-holds.js';
 import type { Hold } from '../../domain/index.js';
-import { limits } from '../../domain/index.js';
+import { checkContact, limits } from '../../domain/index.js';
+import { unwrap } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
 import { guard, requireUser } from '../auth.js';
@@ -135,7 +136,12 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
     await requireHoldAdmission(ctx, { userId: me.userId, holdId: request.body.holdId, token: admissionTokenOf(request) });
-    const result = await createOrder(ctx, { userId: me.userId, holdId: request.body.holdId, idempotencyKey: key });
+    const { discountCode, contact } = request.body;
+    const result = await createOrder(ctx, {
+      userId: me.userId, holdId: request.body.holdId, idempotencyKey: key,
+      ...(discountCode === undefined ? {} : { discountCode }),
+      ...(contact === undefined ? {} : { contact: unwrap(checkContact(contact)) }),
+    });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);
   });

@@ -5,6 +5,7 @@ import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
 import type { BlocklistStore } from './blocklist.js';
 import type { CodePoolStore } from './code-pools.js';
+import type { DiscountStore } from './discounts.js';
 import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
@@ -25,6 +26,7 @@ export * from './change-log.js';
 export * from './notifications.js';
 export * from './code-pools.js';
 export * from './common.js';
+export * from './discounts.js';
 export * from './flash-sales.js';
 export * from './bargains.js';
 export * from './blocklist.js';
@@ -52,7 +54,7 @@ export * from './waiting-rooms.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, BlocklistStore, WaitingRoomStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, BlocklistStore, WaitingRoomStore, DiscountStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
