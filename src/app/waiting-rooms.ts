@@ -189,6 +189,7 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
   const now = ctx.clock.now();
   const expired = await ctx.store.expireAdmissions({ now, limit: sweepBatchMax });
   let admitted = 0;
+  let waiting = 0;
   const on = ctx.rooms.enabled();
   for (const room of on) {
     const saleStartsAt = await saleStartOf(ctx, room.activityId);
@@ -208,7 +209,10 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
     });
     if (pass.ok) admitted += pass.admitted;
     if (stock.final) await ctx.store.sellOutQueue({ activityId: room.activityId, now, limit: sweepBatchMax });
+    waiting += (await ctx.store.queueStats({ activityId: room.activityId, now })).waiting;
   }
+  // The waiting-room length gauge (one counted range per room that is on, once per pass).
+  ctx.telemetry.waitingRoom(waiting);
   return { admitted, expired };
 }
 

@@ -140,6 +140,12 @@ describe('waiting room', () => {
     // Paused: nobody is admitted.
     await new Promise((r) => setTimeout(r, 400));
     expect((await place(alice, showId, a.body.queueId)).body.state).toBe('WAITING');
+    // The admitter's pass sets the waiting-room length gauge (issue 26 item 1): at least these two wait.
+    await eventually(async () => {
+      const text = (await t.node.app.inject({ method: 'GET', url: '/metrics' })).body;
+      const length = Number(/^ticketrush_waiting_room_length (\S+)$/m.exec(text)?.[1] ?? 'NaN');
+      return length >= 2 ? length : undefined;
+    }, 5_000, 'the waiting-room length gauge');
     const left = await alice.request('DELETE', `/api/v1/activities/${showId}/queue/${a.body.queueId}`);
     expect(left.body).toMatchObject({ state: 'LEFT', position: 0 });
     expect((await place(bob, showId, b.body.queueId)).body.position).toBe(1);
