@@ -271,6 +271,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
+    loadShedding: config.loadShedding,
     readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,

@@ -53,6 +53,8 @@ export interface Config {
   readonly changeFeedMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
+  /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
+  readonly loadShedding: { readonly inflightMax: number; readonly moneyInflightMax: number };
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   /**
@@ -211,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
+    loadShedding: loadShedding(env),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
     webhooks: Object.freeze({
@@ -270,6 +273,17 @@ function loadRedis(env: Env): RedisConfig | null {
   const prefix = env.TICKETRUSH_REDIS_PREFIX || 'ticketrush:';
   if (!redisPrefix.test(prefix)) throw new ConfigError(`TICKETRUSH_REDIS_PREFIX must be 1-64 characters of letters, digits and _ : . - (got "${prefix}")`);
   return Object.freeze({ url, prefix });
+}
+
+/**
+ * Requests, per process. Orders, payments and callbacks get the higher bound (never below the
+ * first): they turn holds already taken into money, so they are shed last.
+ */
+function loadShedding(env: Env): Config['loadShedding'] {
+  const inflightMax = int(env, 'TICKETRUSH_INFLIGHT_MAX', 256, 1, 100_000);
+  const moneyInflightMax = int(env, 'TICKETRUSH_INFLIGHT_MONEY_MAX', 2 * inflightMax, 1, 200_000);
+  if (moneyInflightMax < inflightMax) throw new ConfigError(`TICKETRUSH_INFLIGHT_MONEY_MAX (${moneyInflightMax}) must not be below TICKETRUSH_INFLIGHT_MAX (${inflightMax}): orders and payments are shed last`);
+  return Object.freeze({ inflightMax, moneyInflightMax });
 }
 
 const daySeconds = 86_400;

@@ -4,6 +4,7 @@ import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
 import type { PaymentSimulator } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
+import type { LoadSheddingLimits } from './load-shedding.js';
 
 /** What the HTTP edge is given by the composition root. */
 export interface HttpDeps {
@@ -35,6 +36,8 @@ export interface HttpDeps {
    * Redis when configured). `store` names the store in /readyz's answer (describeStore).
    */
   readonly readiness?: { readonly store: string; readonly others: readonly ReadinessCheck[] };
+  /** Bound on buying requests in flight, by priority class (default: defaultLoadShedding). */
+  readonly loadShedding?: LoadSheddingLimits;
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
 }
