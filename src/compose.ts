@@ -26,6 +26,7 @@ import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.j
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { anyFault, expiryOutageWindow, faultyProvider, sweepsWithExpiryOutage, withExpiryOutage } from './app/faults.js';
 import { ensureDemoShow } from './app/catalog.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
@@ -207,7 +208,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
-    payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
+    // Fault injection (drills only; off by default): some calls fail as in an outage.
+    payments: timeLimitedProvider(faultyProvider(sandbox ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -286,7 +288,11 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
+  // Drills: the expiry job stopped for a window after the start (TICKETRUSH_FAULT_EXPIRY_STOP_*).
+  const outage = expiryOutageWindow(config.faults, Date.now());
+  const expiryStopped = (): boolean => outage !== null && Date.now() >= outage.fromMs && Date.now() < outage.untilMs;
+  if (config.faults.providerDelayMs > 0) sandbox?.setCallDelayMs(config.faults.providerDelayMs);
+  if (runsJobs) queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery), expiryStopped));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
@@ -307,6 +313,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   };
   try {
     for (const warning of config.warnings) app.log.warn(warning);
+    // Drills read this line (server.log) for the outage's exact window.
+    if (anyFault(config.faults)) {
+      app.log.warn({ faults: config.faults, expiryStoppedFrom: outage === null ? null : new Date(outage.fromMs).toISOString(), expiryStoppedUntil: outage === null ? null : new Date(outage.untilMs).toISOString() }, 'fault injection on (drills only)');
+    }
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
@@ -330,13 +340,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery));
-    jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
+    queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery), expiryStopped));
+    jobs = startBackgroundJobs(ctx, sweepsWithExpiryOutage(periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
-    }), holder, (job, error) => telemetry.jobFailed(job, error));
+    }), expiryStopped), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

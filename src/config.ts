@@ -2,6 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isCurrencyCode, limits } from './domain/index.js';
+import { anyFault, noFaults, type Faults } from './app/faults.js';
 
 /**
  * Configuration: read once from the environment, checked, frozen. A bad value stops the start with
@@ -55,6 +56,8 @@ export interface Config {
   readonly seatMapStreamsMax: number;
   /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
   readonly loadShedding: { readonly inflightMax: number; readonly moneyInflightMax: number };
+  /** Fault injection for the drills (TICKETRUSH_FAULT_*): off by default, refused in production mode. */
+  readonly faults: Faults;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   /**
@@ -214,6 +217,7 @@ export function loadConfig(env: Env = process.env): Config {
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     loadShedding: loadShedding(env),
+    faults: loadFaults(env),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
     webhooks: Object.freeze({
@@ -284,6 +288,25 @@ function loadShedding(env: Env): Config['loadShedding'] {
   const moneyInflightMax = int(env, 'TICKETRUSH_INFLIGHT_MONEY_MAX', 2 * inflightMax, 1, 200_000);
   if (moneyInflightMax < inflightMax) throw new ConfigError(`TICKETRUSH_INFLIGHT_MONEY_MAX (${moneyInflightMax}) must not be below TICKETRUSH_INFLIGHT_MAX (${inflightMax}): orders and payments are shed last`);
   return Object.freeze({ inflightMax, moneyInflightMax });
+}
+
+/**
+ * The drills' fault switches. A server in production mode (NODE_ENV=production) refuses to start
+ * with any of them, so a forgotten switch never reaches a real sale.
+ */
+function loadFaults(env: Env): Faults {
+  const stopSeconds = int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_SECONDS', 0, 0, 3_600);
+  const faults: Faults = Object.freeze({
+    providerErrorRate: ratio(env, 'TICKETRUSH_FAULT_PROVIDER_ERROR_RATE', 0),
+    providerDelayMs: int(env, 'TICKETRUSH_FAULT_PROVIDER_DELAY_MS', 0, 0, 10_000),
+    expiryOutage: stopSeconds === 0 ? null : Object.freeze({
+      afterMs: int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_AFTER_SECONDS', 0, 0, 3_600) * 1000,
+      forMs: stopSeconds * 1000,
+    }),
+  });
+  if (!anyFault(faults)) return noFaults;
+  if (env.NODE_ENV === 'production') throw new ConfigError('TICKETRUSH_FAULT_* switches are for drills and refused in production mode (NODE_ENV=production)');
+  return faults;
 }
 
 const daySeconds = 86_400;
