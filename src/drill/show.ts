@@ -70,3 +70,18 @@ export async function logIn(http: DrillHttp, username: string, password: string)
   if (reply.status !== 200) throw new Error(`logging in as ${username} failed: ${reply.status} ${codeOf(reply)}`);
   return field(reply, 'token', 'string');
 }
+
+/** Refuses, with a message that says so, a --url that does not answer like TicketRush. */
+export async function assertTicketRush(http: DrillHttp, url: string): Promise<void> {
+  let health: Awaited<ReturnType<DrillHttp['call']>>;
+  let shows: Awaited<ReturnType<DrillHttp['call']>>;
+  try {
+    health = await http.call('GET', '/healthz');
+    shows = await http.call('GET', '/api/v1/shows?limit=1');
+  } catch (error) {
+    throw new Error(`${url} does not answer (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const ok = health.status === 200 && (health.body as { status?: unknown } | null)?.status === 'ok'
+    && shows.status === 200 && Array.isArray((shows.body as { shows?: unknown } | null)?.shows);
+  if (!ok) throw new Error(`${url} is not a TicketRush server (GET /healthz answered ${health.status}, GET /api/v1/shows ${shows.status} without a show list)`);
+}
