@@ -33,6 +33,8 @@ import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { WaitingRoomCache } from './app/waiting-room-cache.js';
+import { hmacAdmissionTokens } from './adapters/crypto/admission-tokens.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
@@ -223,6 +225,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
       currency: config.currency,
     },
+    rooms: new WaitingRoomCache(),
+    admission: hmacAdmissionTokens(config.secrets.admission),
     ...(gate === null ? {} : { gate }),
   };
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
@@ -321,8 +325,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (config.demo) await ensureDemoShow(ctx);
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
     if (config.database.kind !== 'sqlite') {
-      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error), onEvent: (event) => ctx.rooms.applyEvent(event) });
     }
+    // Which waiting rooms are on (after the feed started, so no change is missed in between).
+    await ctx.rooms.load(store);
     // Holds that fell due while the process was down are freed before the first request (by the
     // processes that run jobs; an API-only one leaves it to them).
     if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
@@ -346,6 +352,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
+      admitSweepMs: config.admitSweepMs,
     }), expiryStopped), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);

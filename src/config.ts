@@ -52,6 +52,8 @@ export interface Config {
   readonly outboxRetentionHours: number;
   /** How often each process reads other processes' changes from the outbox (PostgreSQL; TICKETRUSH_CHANGE_FEED_MS). */
   readonly changeFeedMs: number;
+  /** Period of the waiting rooms' admitter pass (ms). */
+  readonly admitSweepMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
   /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
@@ -74,13 +76,14 @@ export interface Config {
   readonly warnings: readonly string[];
 }
 
-export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string }
+export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string; readonly admission: string }
 export type SecretName = keyof Secrets;
 /** The variable that gives each secret, for messages. */
 export const secretVariables: Readonly<Record<SecretName, string>> = {
   jwt: 'TICKETRUSH_JWT_SECRET',
   payment: 'TICKETRUSH_PAYMENT_SECRET',
   ticketSigningKeyPem: 'TICKETRUSH_TICKET_SIGNING_KEY',
+  admission: 'TICKETRUSH_ADMISSION_SECRET',
 };
 
 export type DatabaseConfig =
@@ -220,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
     faults: loadFaults(env),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
+    admitSweepMs: int(env, 'TICKETRUSH_ADMIT_SWEEP_MS', 1_000, 100, 10_000),
     webhooks: Object.freeze({
       timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
@@ -341,17 +345,20 @@ function loadSecrets(env: Env, dataDir: string, keepInDataDir: boolean): Secrets
     jwt: stored.jwt ?? randomBytes(32).toString('base64url'),
     payment: stored.payment ?? randomBytes(32).toString('base64url'),
     ticketSigningKeyPem: stored.ticketSigningKeyPem ?? generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    admission: stored.admission ?? randomBytes(32).toString('base64url'),
   };
-  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined)) {
+  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined || stored.admission === undefined)) {
     writeFileSync(file, JSON.stringify(generated, null, 2), { mode: 0o600 });
   }
   const secrets = {
     jwt: env.TICKETRUSH_JWT_SECRET || generated.jwt,
     payment: env.TICKETRUSH_PAYMENT_SECRET || generated.payment,
     ticketSigningKeyPem: env.TICKETRUSH_TICKET_SIGNING_KEY || generated.ticketSigningKeyPem,
+    admission: env.TICKETRUSH_ADMISSION_SECRET || generated.admission,
   };
   if (secrets.jwt.length < 32) throw new ConfigError('TICKETRUSH_JWT_SECRET must be at least 32 characters');
   if (secrets.payment.length < 16) throw new ConfigError('TICKETRUSH_PAYMENT_SECRET must be at least 16 characters');
+  if (secrets.admission.length < 32) throw new ConfigError('TICKETRUSH_ADMISSION_SECRET must be at least 32 characters');
   return secrets;
 }
 

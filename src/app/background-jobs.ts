@@ -3,6 +3,7 @@ import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
 import { sweepPaidOrders } from './tickets.js';
+import { admitOnce } from './waiting-rooms.js';
 
 export interface BackgroundIntervals {
   readonly expirySweepMs: number;
@@ -10,6 +11,8 @@ export interface BackgroundIntervals {
   readonly reconcileMs: number;
   /** A payment PENDING this long is worth asking the provider about. */
   readonly reconcileAfterMs: number;
+  /** The waiting rooms' admitter (issue 24). */
+  readonly admitSweepMs: number;
 }
 
 /** A periodic safety net that one process at a time runs. */
@@ -30,6 +33,7 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals):
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
     { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },
     { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
+    { name: 'waiting-room-admitter', everyMs: intervals.admitSweepMs, run: () => admitOnce(ctx) },
   ];
 }
 

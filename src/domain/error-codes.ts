@@ -52,6 +52,8 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
+  'INVALID_WAITING_ROOM',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -28,6 +28,7 @@ export type ErrorCode = AppErrorCode | EdgeErrorCode;
  */
 export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   VALIDATION_FAILED: 400,
+  INVALID_WAITING_ROOM: 400,
   INVALID_JSON: 400,
   BAD_REQUEST: 400,
   TICKET_INVALID: 400,
@@ -40,6 +41,8 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   SIGNATURE_INVALID: 401,
   SIGNATURE_EXPIRED: 401,
   FORBIDDEN: 403,
+  ADMISSION_REQUIRED: 403,
+  ADMISSION_INVALID: 403,
   HOLD_NOT_OWNED: 403,
   ROUTE_NOT_FOUND: 404,
   SHOW_NOT_FOUND: 404,
@@ -55,6 +58,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   ACTIVITY_NOT_FOUND: 404,
   ITEM_NOT_FOUND: 404,
   BARGAIN_ORDER_NOT_FOUND: 404,
+  QUEUE_ENTRY_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
   SEAT_UNAVAILABLE: 409,
@@ -78,6 +82,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   CHANGE_NOT_ALLOWED: 409,
   SOLD_OUT: 409,
   ACTIVITY_OFFLINE: 409,
+  WAITING_ROOM_OFF: 409,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,

@@ -20,6 +20,7 @@ const tags = [
   { name: 'operations', description: 'Health, readiness and metrics' },
   { name: 'code pools', description: 'Campaigns that hand out pre-loaded codes, one per buyer (券码)' },
   { name: 'exports', description: 'Sale results as CSV for analysis (ADMIN only)' },
+  { name: 'waiting room', description: 'A virtual waiting room per activity: places in line, admission at a set rate, signed admission tokens (issue 24)' },
 ] as const;
 
 interface OperationDoc {

@@ -32,6 +32,8 @@ let webhookId: string;
 let flashSaleId: string;
 let bargainId: string;
 let bargainOrderId: string;
+let queueShowId: string;
+let queueId: string;
 
 describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -82,6 +84,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
       saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(),
     })).body.bargainId;
     bargainOrderId = (await buyer.request('POST', `/api/v1/bargains/${bargainId}/start`)).body.bargainOrderId;
+    // A show with its waiting room on (paused) and the buyer's place in line (issue 24).
+    queueShowId = await createShow(admin);
+    expect((await admin.request('PUT', `/api/v1/admin/activities/${queueShowId}/waiting-room`, { enabled: true, admitPerMinute: 0, admissionSeconds: 600 })).status).toBe(200);
+    queueId = (await buyer.request('POST', `/api/v1/activities/${queueShowId}/queue`)).body.queueId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -151,6 +157,12 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/bargain-orders/{bargainOrderId}', url: () => `/api/v1/bargain-orders/${bargainOrderId}`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/cuts', url: () => `/api/v1/bargain-orders/${bargainOrderId}/cuts`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/order', url: () => `/api/v1/bargain-orders/${bargainOrderId}/order`, headers: () => ({ 'x-idempotency-key': 'busy-bargain-1' }), expect: 'busy' },
+    { method: 'PUT', path: '/api/v1/admin/activities/{activityId}/waiting-room', url: () => `/api/v1/admin/activities/${queueShowId}/waiting-room`, body: () => ({ enabled: true, admitPerMinute: 0, admissionSeconds: 600 }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/activities/{activityId}/waiting-room', url: () => `/api/v1/admin/activities/${queueShowId}/waiting-room`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/activities/{activityId}/queue', url: () => `/api/v1/activities/${queueShowId}/queue`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
+    { method: 'DELETE', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}/events', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}/events`, expect: 'unready' },
   ];
 
   it('names every route of the API', async () => {

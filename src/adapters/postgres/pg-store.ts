@@ -15,6 +15,7 @@ import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
+import { pgWaitingRooms } from './waiting-rooms.js';
 import { pgShows } from './shows.js';
 import { pgSweeps } from './sweeps.js';
 import { pgTickets } from './tickets.js';
@@ -86,6 +87,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
+    ...pgWaitingRooms(lanes, origin),
     pools,
     lanes,
     async ping() {

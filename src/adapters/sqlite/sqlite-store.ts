@@ -18,6 +18,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
+import { sqliteWaitingRooms } from './waiting-rooms.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -105,6 +106,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
+    ...sqliteWaitingRooms(db, gc, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

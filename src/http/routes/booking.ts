@@ -4,6 +4,8 @@ import { extendHoldFor, holdSeats, listMyHolds, releaseHold, type HoldRequest } 
 import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
+import { requireAdmission, requireHoldAdmission } from '../../app/waiting-rooms.js';
+import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import type { Hold } from '../../domain/index.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
@@ -26,13 +28,15 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     schema: {
       tags: ['booking'],
       summary: 'Hold specific seats, N best-available seats, or N places of a counted section, all or nothing, for a bounded time',
+      description: admissionHeaderDoc,
       security: [{ bearer: [] }],
       params: ShowParams,
       body: HoldBody,
-      response: { 201: HoldResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
+      response: { 201: HoldResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
+    requireAdmission(ctx, { userId: me.userId, activityId: request.params.showId, token: admissionTokenOf(request) });
     const body = request.body;
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
@@ -89,6 +93,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     schema: {
       tags: ['booking'],
       summary: 'Turn an active hold into an order awaiting payment (X-Idempotency-Key required)',
+      description: admissionHeaderDoc,
       security: [{ bearer: [] }],
       headers: OrderHeaders,
       body: OrderBody,
@@ -106,6 +111,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
+    await requireHoldAdmission(ctx, { userId: me.userId, holdId: request.body.holdId, token: admissionTokenOf(request) });
     const result = await createOrder(ctx, { userId: me.userId, holdId: request.body.holdId, idempotencyKey: key });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { codesCsvParser, codesOfCsv } from '../../app/code-csv.js';
 import { codePoolDetail, createCodePool, grabCode, importCodes, ImportInterrupted, myCodes } from '../../app/code-pools.js';
+import { requireAdmission } from '../../app/waiting-rooms.js';
+import { admissionTokenOf } from '../admission.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
 import { CodePoolDetail, GrabbedCode, ImportCodesJson, ImportCounts, MyCodes, NewCodePoolBody, PoolParams } from '../code-pool-schemas.js';
@@ -121,10 +123,11 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       summary: 'Grab a code: 201 with a new one, 200 with the one the caller already has (one per buyer)',
       security: [{ bearer: [] }],
       params: PoolParams,
-      response: { 200: GrabbedCode, 201: GrabbedCode, ...errorResponses(401, 404, 409, 422) },
+      response: { 200: GrabbedCode, 201: GrabbedCode, ...errorResponses(401, 403, 404, 409, 422) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
+    requireAdmission(ctx, { userId: me.userId, activityId: request.params.poolId, token: admissionTokenOf(request) });
     const { fresh, grabbed } = await grabCode(ctx, request.params.poolId, me.userId);
     return reply.status(fresh ? 201 : 200).send(grabbed);
   });

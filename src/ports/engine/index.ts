@@ -14,6 +14,7 @@ import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
+import type { WaitingRoomStore } from './waiting-rooms.js';
 
 export * from './audit.js';
 export * from './code-pools.js';
@@ -32,6 +33,7 @@ export * from './sweeps.js';
 export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
+export * from './waiting-rooms.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
@@ -42,7 +44,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, WaitingRoomStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -16,11 +16,13 @@ export type OutboxEventType =
   | 'order.refunded'
   | 'tickets.issued'
   | 'ticket.checked_in'
-  | 'show.changed';
+  | 'show.changed'
+  /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
+  | 'waiting-room.changed';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
-  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed', 'waiting-room.changed',
 ];
 
 export interface OutboxEvent {
