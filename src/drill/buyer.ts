@@ -106,6 +106,8 @@ export class Buyer {
       // The card was declined: the buyer gives the seats back (cancelling the unpaid order) and
       // they are sold again, while the FAILED callback may still be on its way.
       this.failedPayments++;
+      // Declined on purpose: not one of the claim's attempts (it must sell in the end).
+      claim.attempts--;
       return this.releaseAndRetry(ctx, claim, holdId);
     }
     stats.payments++;

@@ -47,6 +47,8 @@ export interface DrillPlan {
   readonly phase?: (ctx: PhaseContext) => Promise<DrillPhase>;
   /** Outcome of each sandbox payment in the sell-out (payment-jitter fails some). */
   readonly payOutcome?: () => 'SUCCEEDED' | 'FAILED';
+  /** The show's sale opens this long after it is created (rush: the crowd joins the queue first). */
+  readonly saleOpensInSeconds?: number;
 }
 
 export const selloutPlan: DrillPlan = { name: 'sellout' };
@@ -71,6 +73,7 @@ export async function runDrill(options: DrillOptions, plan: DrillPlan, out: Node
     server = await startEmbeddedServer(join(options.outDir, 'server.log'), options.holdSeconds, plan.serverEnv ?? {});
   }
   const url = server?.url ?? options.url ?? '';
+  if (server === null && plan.serverEnv !== undefined) throw new Error(`drill ${plan.name} injects its faults inside a server it starts itself: it takes no --url`);
   const admin = server?.admin ?? options.admin;
   if (admin === null) throw new Error('no admin account to create the show with');
   const http = new DrillHttp(url, options.connections);
@@ -78,17 +81,18 @@ export async function runDrill(options: DrillOptions, plan: DrillPlan, out: Node
     await assertTicketRush(http, url);
     const runId = `${startedAt.getTime().toString(36)}${randomBytes(3).toString('hex')}`;
     const stats = new DrillStats();
-    say(`drill: server ${url}; creating a ${options.seats}-seat show…`);
     const adminToken = await logIn(http, admin.username, admin.password);
+    // Buyers first, then the show: a rush's show opens a few seconds after it is created.
+    say(`drill: server ${url}; signing up ${options.buyers} buyers…`);
     let t = performance.now();
-    const showId = await createDrillShow(http, adminToken, options.seats, runId);
-    const createShowSeconds = seconds(t);
-
-    say(`drill: signing up ${options.buyers} buyers…`);
-    t = performance.now();
     const buyers = Array.from({ length: options.buyers }, (_, i) => new Buyer(`drill.${runId}.${i}`, `drill-${runId}-password`));
     await inParallel(buyers, signUpConcurrency, (b) => b.signUp({ http, stats }));
     const signUpSeconds = seconds(t);
+
+    say(`drill: creating a ${options.seats}-seat show…`);
+    t = performance.now();
+    const showId = await createDrillShow(http, adminToken, options.seats, runId, plan.saleOpensInSeconds ?? 0);
+    const createShowSeconds = seconds(t);
 
     const startedSale = performance.now();
     let phase: DrillPhase | null = null;
@@ -154,6 +158,8 @@ export async function runDrill(options: DrillOptions, plan: DrillPlan, out: Node
       server: serverCpuAtEnd === null || cpuAtStart.server === null ? null : round(serverCpuAtEnd - cpuAtStart.server, 2),
     };
 
+    const declined = buyers.reduce((n, b) => n + b.failedPayments, 0);
+    if (phase !== null && declined > 0) phase = { ...phase, figures: { ...phase.figures, declinedPaymentsSoldAgain: declined } };
     say('drill: auditing over the API…');
     const audit = await auditSale(http, showId, options.seats, buyers.map((b) => b.bearer), stats.seatsTicketed);
     const report = buildReport({
@@ -194,7 +200,7 @@ function seconds(since: number): number {
   return (performance.now() - since) / 1000;
 }
 
-async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+export async function inParallel<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, async () => {
     for (let i = next++; i < items.length; i = next++) await work(items[i] as T);

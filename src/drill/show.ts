@@ -28,7 +28,7 @@ export function layoutFor(seats: number): SectionLayout[] {
 }
 
 /** Creates the drill's show through the admin API, on sale now, with no per-buyer limit below its size. */
-export async function createDrillShow(http: DrillHttp, adminToken: string, seats: number, runId: string): Promise<string> {
+export async function createDrillShow(http: DrillHttp, adminToken: string, seats: number, runId: string, opensInSeconds = 0): Promise<string> {
   const now = Date.now();
   const reply = await http.call('POST', '/api/v1/admin/shows', {
     token: adminToken,
@@ -37,7 +37,7 @@ export async function createDrillShow(http: DrillHttp, adminToken: string, seats
       venue: 'Drill Arena',
       city: 'Localhost',
       startsAt: new Date(now + 7 * 86_400_000).toISOString(),
-      saleStartsAt: new Date(now - 60_000).toISOString(),
+      saleStartsAt: new Date(opensInSeconds > 0 ? now + opensInSeconds * 1000 : now - 60_000).toISOString(),
       saleEndsAt: new Date(now + 86_400_000).toISOString(),
       seatMap: { sections: layoutFor(seats) },
       // Each simulated buyer stands for many real ones, so it may buy any share of the show.
