@@ -42,6 +42,8 @@ export const appErrorCodes = [
   'QUEUE_ENTRY_NOT_FOUND',
   /** The activity has no waiting room on: there is no line to join. */
   'WAITING_ROOM_OFF',
+  /** A notification address that is not an email address. */
+  'EMAIL_INVALID',
 ] as const;
 
 /**

@@ -8,7 +8,11 @@ import { issueOrderTickets } from './tickets.js';
  * twice or late (it re-reads the state and does nothing when there is nothing to do), since a
  * queue runs a job at least once.
  */
-export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayloads['deliver-webhook']): Promise<void> }): JobHandlers {
+export function jobHandlers(
+  ctx: AppContext,
+  webhooks: { runJob(data: JobPayloads['deliver-webhook']): Promise<void> },
+  mailer: { runJob(data: JobPayloads['notification-email']): Promise<void> } | null = null,
+): JobHandlers {
   return {
     'expire-hold': async ({ holdId }) => {
       await expireHold(ctx, holdId);
@@ -17,5 +21,9 @@ export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayload
       await issueOrderTickets(ctx, orderId);
     },
     'deliver-webhook': (data) => webhooks.runJob(data),
+    // No mailer (SMTP not configured): nothing to send; the job is a no-op.
+    'notification-email': async (data) => {
+      await mailer?.runJob(data);
+    },
   };
 }

@@ -163,6 +163,11 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
     { method: 'DELETE', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
     { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}/events', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}/events`, expect: 'unready' },
+    { method: 'GET', path: '/api/v1/me/notifications', url: () => '/api/v1/me/notifications', expect: 'busy' },
+    { method: 'POST', path: '/api/v1/me/notifications/read', url: () => '/api/v1/me/notifications/read', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', expect: 'busy' },
+    { method: 'PUT', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', body: () => ({ language: 'zh-CN' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/admin/audit-log', url: () => '/api/v1/admin/audit-log', expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {
