@@ -13,11 +13,11 @@ export interface BackgroundIntervals {
   readonly reconcileMs: number;
   /** A payment PENDING this long is worth asking the provider about. */
   readonly reconcileAfterMs: number;
-  /** The waiting rooms' admitter (issue 24). */
-  readonly admitSweepMs: number;
   /** The auditor's period and its bound (a PAID order or an overdue hold older than this is a violation). */
   readonly auditMs?: number;
   readonly auditBoundMs?: number;
+  /** The waiting rooms' admitter (issue 24). */
+  readonly admitSweepMs: number;
 }
 
 /** Shows the audit job reads per run (a show at a time); the next run goes on from there. */

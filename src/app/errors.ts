@@ -34,6 +34,8 @@ export const appErrorCodes = [
   'ITEM_NOT_FOUND',
   /** No bargain order with that id (or, for its order, not the caller's). */
   'BARGAIN_ORDER_NOT_FOUND',
+  /** A notification address that is not an email address. */
+  'EMAIL_INVALID',
   /** The activity's waiting room is on and the request carries no X-Admission-Token. */
   'ADMISSION_REQUIRED',
   /** The admission token is forged, expired, too large, or another user's or another activity's. */
@@ -42,8 +44,6 @@ export const appErrorCodes = [
   'QUEUE_ENTRY_NOT_FOUND',
   /** The activity has no waiting room on: there is no line to join. */
   'WAITING_ROOM_OFF',
-  /** A notification address that is not an email address. */
-  'EMAIL_INVALID',
 ] as const;
 
 /**

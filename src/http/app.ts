@@ -29,8 +29,8 @@ import { codePoolRoutes } from './routes/code-pools.js';
 import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
-import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;

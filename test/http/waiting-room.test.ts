@@ -1,9 +1,16 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join as joinPath } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { blockQueuePlaces } from '../../src/app/waiting-rooms.js';
+import { composeNode, type Node } from '../../src/compose.js';
+import { loadConfig } from '../../src/config.js';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { startTestNode, testOnPostgres, type TestNode } from '../support/backend.js';
 import { crowd } from '../support/crowd.js';
 import { HttpBuyer } from '../support/http-buyer.js';
-import { eventually } from '../support/wait.js';
+import { eventually, sleep } from '../support/wait.js';
 
 let t: TestNode & { baseUrl: string };
 let admin: ApiClient;
@@ -167,5 +174,137 @@ describe('waiting room', () => {
     expect(new Set(same.map((r) => r.body.queueId)).size).toBe(1);
     expect(same.filter((r) => r.status === 201)).toHaveLength(1);
     expect(same.filter((r) => r.status === 200)).toHaveLength(19);
+  });
+
+  it('admits at the set rate: 1200 per minute lets about 20 a second in, in line order, and no more', async () => {
+    const showId = await createShow(admin);
+    await on(showId, 0, 600);
+    const crowdOf = await crowd(t, 80, `rate${++seq}`);
+    for (const b of crowdOf) await b.call('POST', `/api/v1/activities/${showId}/queue`);
+    await on(showId, 1_200, 600);
+    const started = Date.now();
+    await sleep(2_000);
+    const stats = (await admin.request('GET', `/api/v1/admin/activities/${showId}/waiting-room`)).body as { admittedLastMinute: number; queueLength: number };
+    const elapsedS = (Date.now() - started) / 1000;
+    // The set rate over the time elapsed, within a pass or two either way (passes every 100 ms; the first one only starts the clock).
+    expect(stats.admittedLastMinute).toBeGreaterThanOrEqual(Math.floor(20 * (elapsedS - 0.5)));
+    expect(stats.admittedLastMinute).toBeLessThanOrEqual(Math.ceil(20 * elapsedS) + 2);
+    expect(stats.queueLength).toBe(80 - stats.admittedLastMinute);
+    console.log(`admitted ${stats.admittedLastMinute} in ${elapsedS.toFixed(2)} s at 1200/min (expected ${(20 * elapsedS).toFixed(1)})`);
+  });
+
+  it('streams the place as server-sent events, one stream per place, ending when the place ends', async () => {
+    const showId = await createShow(admin);
+    await on(showId, 0, 600);
+    const alice = await new HttpBuyer(t.baseUrl, `streamer${++seq}`).signUp();
+    const joined = await alice.call('POST', `/api/v1/activities/${showId}/queue`);
+    const url = `${t.baseUrl}/api/v1/activities/${showId}/queue/${joined.body.queueId}/events`;
+    const token = (alice as unknown as { token: string }).token;
+    const first = openStream(url, token);
+    await eventually(async () => (first.text().includes('event: place') ? true : undefined), 3_000, 'first event');
+    expect(JSON.parse(/data: (.*)/.exec(first.text())?.[1] ?? '{}')).toMatchObject({ state: 'WAITING', position: 1 });
+    // A second stream of the same place closes the first.
+    const second = openStream(url, token);
+    await eventually(async () => (first.ended() ? true : undefined), 3_000, 'first stream closed');
+    // Admitted: the event carries the token; leaving ends the stream.
+    await on(showId, 600, 600);
+    await eventually(async () => (second.text().includes('"ADMITTED"') ? true : undefined), 10_000, 'admitted event');
+    expect(second.text()).toContain('admissionToken');
+    await alice.call('DELETE', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`);
+    await eventually(async () => (second.ended() ? true : undefined), 5_000, 'stream ended on LEFT');
+    expect(second.text()).toContain('"LEFT"');
+    // Another user's place: 404, no stream.
+    const bob = await new HttpBuyer(t.baseUrl, `peeker${++seq}`).signUp();
+    expect((await bob.call('GET', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`)).status).toBe(404);
+  });
+
+  it('blockQueuePlaces (for the blocklist) moves a user\'s waiting and admitted places to BLOCKED; they cannot rejoin', async () => {
+    const show1 = await createShow(admin);
+    const show2 = await createShow(admin);
+    await on(show1, 600, 600);
+    await on(show2, 0, 600);
+    const alice = await buyer();
+    const a1 = await join(alice, show1);
+    const a2 = await join(alice, show2);
+    await admitted(alice, show1, a1.body.queueId);
+    const me = (await alice.request('GET', '/api/v1/me')).body as { userId: string };
+    expect(await blockQueuePlaces(t.node.ctx, me.userId)).toBe(2);
+    expect((await place(alice, show1, a1.body.queueId)).body).toMatchObject({ state: 'BLOCKED', position: 0 });
+    expect((await place(alice, show1, a1.body.queueId)).body.admissionToken).toBeUndefined();
+    expect((await place(alice, show2, a2.body.queueId)).body.state).toBe('BLOCKED');
+    expect((await join(alice, show2)).body).toMatchObject({ queueId: a2.body.queueId, state: 'BLOCKED' });
+  });
+
+  it('shuffles those who join before the sale opens: their places are not their join order', async () => {
+    const showId = await createShow(admin, { saleOpensInMs: 60_000 });
+    await on(showId, 600, 600);
+    const crowdOf = await crowd(t, 60, `early${++seq}`);
+    const places: string[] = [];
+    // One after another: join order is known exactly.
+    for (const b of crowdOf) places.push((await b.call('POST', `/api/v1/activities/${showId}/queue`)).body.queueId as string);
+    const positions = await Promise.all(crowdOf.map(async (b, i) => (await b.call('GET', `/api/v1/activities/${showId}/queue/${places[i]}`)).body.position as number));
+    expect([...positions].sort((x, y) => x - y)).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+    // Spearman's rho of join order against position: a shuffle is near 0 (sd ~0.13 for 60); join order would be 1.
+    const d2 = positions.reduce((sum, p, i) => sum + (p - 1 - i) ** 2, 0);
+    expect(Math.abs(1 - (6 * d2) / (60 * (60 * 60 - 1)))).toBeLessThan(0.6);
+    // Before the opening nobody is admitted, whatever the rate.
+    await sleep(400);
+    expect((await crowdOf[0]?.call('GET', `/api/v1/activities/${showId}/queue/${places[0]}`))?.body.state).toBe('WAITING');
+  });
+});
+
+/** A server-sent event stream over a real socket, with a bearer token: its text so far, and whether the server ended it. */
+function openStream(url: string, token: string): { text: () => string; ended: () => boolean; close: () => void } {
+  let body = '';
+  let done = false;
+  const req = httpRequest(url, { headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` } }, (res) => {
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      body += chunk;
+    });
+    res.on('end', () => {
+      done = true;
+    });
+    res.on('close', () => {
+      done = true;
+    });
+    res.on('error', () => undefined);
+  });
+  req.on('error', () => undefined);
+  req.end();
+  return { text: () => body, ended: () => done, close: () => req.destroy() };
+}
+
+/** Two processes over one PostgreSQL schema: the room's state reaches the other's cache through the outbox feed. */
+describe.runIf(testOnPostgres)('waiting room across two processes', () => {
+  let b: Node;
+  let bUrl: string;
+  let bDir: string;
+  beforeAll(async () => {
+    bDir = mkdtempSync(joinPath(tmpdir(), 'ticketrush-room-'));
+    b = await composeNode(loadConfig({ PORT: '0', HOST: '127.0.0.1', TICKETRUSH_DEMO: '0', ...t.database.env, TICKETRUSH_DATA_DIR: bDir }), { logger: false });
+    bUrl = await b.listen();
+  });
+  afterAll(async () => {
+    await b?.stop();
+    if (bDir !== undefined) rmSync(bDir, { recursive: true, force: true });
+  });
+
+  it('a room turned on through A is enforced by B within a second, B accepts A\'s tokens, and turning it off frees B', async () => {
+    const showId = await createShow(admin);
+    const alice = await new HttpBuyer(bUrl, `twoproc${++seq}`).signUp();
+    const holdOnB = (seat: string, token?: string) => alice.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: [seat] }, token === undefined ? {} : { 'x-admission-token': token });
+    await on(showId, 600, 600);
+    const started = Date.now();
+    await eventually(async () => ((await holdOnB('A-9-1')).body.code === 'ADMISSION_REQUIRED' ? true : undefined), 2_000, 'B enforces the room');
+    expect(Date.now() - started).toBeLessThan(1_500);
+    const joined = await alice.call('POST', `/api/v1/activities/${showId}/queue`);
+    const token = await eventually(async () => {
+      const r = await alice.call('GET', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`);
+      return r.body.state === 'ADMITTED' ? (r.body.admissionToken as string) : undefined;
+    }, 10_000, 'admission');
+    expect((await holdOnB('A-9-2', token)).status).toBe(201);
+    await room(showId, { enabled: false, admitPerMinute: 600, admissionSeconds: 600 });
+    await eventually(async () => ((await holdOnB('A-9-3')).status === 201 ? true : undefined), 2_000, 'B lets holds through again');
   });
 });

@@ -35,6 +35,7 @@ const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.Mana
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 const notifications = () => import('./pages/Notifications').then((m) => m.Notifications);
 const auditLog = () => import('./pages/AuditLog').then((m) => m.AuditLog);
+const queuePage = () => import('./pages/QueuePage').then((m) => m.QueuePage);
 
 function Page() {
   const p = path.value;
@@ -46,6 +47,7 @@ function Page() {
   if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
   if ((params = match('/bargains/:bargainId', p))) return <Lazy key={params.bargainId} load={bargainPage} props={{ bargainId: params.bargainId ?? '' }} />;
   if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
+  if ((params = match('/queue/:activityId', p))) return <Lazy key={`queue:${params.activityId}`} load={queuePage} props={{ activityId: params.activityId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
   if (p === '/notifications') return <Lazy load={notifications} props={{}} />;

@@ -503,43 +503,6 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
-    // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
-    version: 15,
-    name: 'waiting rooms',
-    sql: `
-    CREATE TABLE waiting_rooms (
-      activity_id text PRIMARY KEY,
-      enabled boolean NOT NULL,
-      admit_per_minute integer NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
-      admission_seconds integer NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
-      version integer NOT NULL CHECK (version >= 1),
-      updated_at bigint NOT NULL,
-      -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
-      admit_clock bigint NOT NULL DEFAULT 0,
-      admit_carry double precision NOT NULL DEFAULT 0
-    );
-    CREATE TABLE queue_entries (
-      queue_id text PRIMARY KEY,
-      activity_id text NOT NULL,
-      user_id text NOT NULL REFERENCES users(user_id),
-      state text NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
-      band smallint NOT NULL CHECK (band IN (0, 1)),
-      draw bigint NOT NULL CHECK (draw >= 0),
-      joined_at bigint NOT NULL,
-      admitted_at bigint,
-      admitted_until bigint,
-      updated_at bigint NOT NULL
-    );
-    -- One place per user and activity, whatever its state (joining twice answers the same place).
-    CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
-    -- Admission order; a position is a counted range of it.
-    CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id COLLATE "C");
-    CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
-    CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
-    CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
-    `,
-  },
-  {
     // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
     // trail of organizer and admin changes (issue 26 item 5).
     version: 20,
@@ -587,6 +550,43 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX audit_log_by_time ON audit_log (at, entry_id COLLATE "C");
     CREATE INDEX audit_log_by_entity ON audit_log (entity_type, entity_id, at);
     CREATE INDEX audit_log_by_actor ON audit_log (actor_id, at);
+    `,
+  },
+  {
+    // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
+    version: 15,
+    name: 'waiting rooms',
+    sql: `
+    CREATE TABLE waiting_rooms (
+      activity_id text PRIMARY KEY,
+      enabled boolean NOT NULL,
+      admit_per_minute integer NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
+      admission_seconds integer NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
+      version integer NOT NULL CHECK (version >= 1),
+      updated_at bigint NOT NULL,
+      -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
+      admit_clock bigint NOT NULL DEFAULT 0,
+      admit_carry double precision NOT NULL DEFAULT 0
+    );
+    CREATE TABLE queue_entries (
+      queue_id text PRIMARY KEY,
+      activity_id text NOT NULL,
+      user_id text NOT NULL REFERENCES users(user_id),
+      state text NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
+      band smallint NOT NULL CHECK (band IN (0, 1)),
+      draw bigint NOT NULL CHECK (draw >= 0),
+      joined_at bigint NOT NULL,
+      admitted_at bigint,
+      admitted_until bigint,
+      updated_at bigint NOT NULL
+    );
+    -- One place per user and activity, whatever its state (joining twice answers the same place).
+    CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
+    -- Admission order; a position is a counted range of it.
+    CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id COLLATE "C");
+    CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
+    CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
+    CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
     `,
   },
 ];

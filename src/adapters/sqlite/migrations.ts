@@ -399,39 +399,6 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE code_pools ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX code_pools_catalog ON code_pools (sale_ends_at, pool_id);
   `,
-  // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
-  `
-  CREATE TABLE waiting_rooms (
-    activity_id TEXT PRIMARY KEY,
-    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
-    admit_per_minute INTEGER NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
-    admission_seconds INTEGER NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
-    version INTEGER NOT NULL CHECK (version >= 1),
-    updated_at INTEGER NOT NULL,
-    -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
-    admit_clock INTEGER NOT NULL DEFAULT 0,
-    admit_carry REAL NOT NULL DEFAULT 0
-  ) WITHOUT ROWID;
-  CREATE TABLE queue_entries (
-    queue_id TEXT PRIMARY KEY,
-    activity_id TEXT NOT NULL,
-    user_id TEXT NOT NULL REFERENCES users(user_id),
-    state TEXT NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
-    band INTEGER NOT NULL CHECK (band IN (0, 1)),
-    draw INTEGER NOT NULL CHECK (draw >= 0),
-    joined_at INTEGER NOT NULL,
-    admitted_at INTEGER,
-    admitted_until INTEGER,
-    updated_at INTEGER NOT NULL
-  ) WITHOUT ROWID;
-  -- One place per user and activity, whatever its state (joining twice answers the same place).
-  CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
-  -- Admission order; a position is a counted range of it.
-  CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id);
-  CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
-  CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
-  CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
-  `,
   // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
   // trail of organizer and admin changes (issue 26 item 5).
   `
@@ -477,6 +444,39 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX audit_log_by_time ON audit_log (at, entry_id);
   CREATE INDEX audit_log_by_entity ON audit_log (entity_type, entity_id, at);
   CREATE INDEX audit_log_by_actor ON audit_log (actor_id, at);
+  `,
+  // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
+  `
+  CREATE TABLE waiting_rooms (
+    activity_id TEXT PRIMARY KEY,
+    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    admit_per_minute INTEGER NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
+    admission_seconds INTEGER NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    updated_at INTEGER NOT NULL,
+    -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
+    admit_clock INTEGER NOT NULL DEFAULT 0,
+    admit_carry REAL NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  CREATE TABLE queue_entries (
+    queue_id TEXT PRIMARY KEY,
+    activity_id TEXT NOT NULL,
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    state TEXT NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
+    band INTEGER NOT NULL CHECK (band IN (0, 1)),
+    draw INTEGER NOT NULL CHECK (draw >= 0),
+    joined_at INTEGER NOT NULL,
+    admitted_at INTEGER,
+    admitted_until INTEGER,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- One place per user and activity, whatever its state (joining twice answers the same place).
+  CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
+  -- Admission order; a position is a counted range of it.
+  CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id);
+  CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
+  CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
+  CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
   `,
 ];
 

@@ -17,18 +17,18 @@ export type OutboxEventType =
   | 'tickets.issued'
   | 'ticket.checked_in'
   | 'show.changed'
-  /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
-  | 'waiting-room.changed'
   // Emitted by the money issue's refunds, exchanges, waitlist and show cancellation (issue 25).
   | 'refund.completed'
   | 'exchange.completed'
   | 'waitlist.offered'
-  | 'show.cancelled';
+  | 'show.cancelled'
+  /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
+  | 'waiting-room.changed';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
-  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed', 'waiting-room.changed',
-  'refund.completed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
+  'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+  'refund.completed', 'exchange.completed', 'waitlist.offered', 'show.cancelled', 'waiting-room.changed',
 ];
 
 export interface OutboxEvent {

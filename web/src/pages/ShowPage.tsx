@@ -13,6 +13,8 @@ import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
+import { AdmissionLine, QueueNeeded } from './QueueNotes';
+import { admissionHeaders, needsQueue } from '../admission';
 
 const seatsPerHoldMax = 10;
 
@@ -47,6 +49,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
   const [hold, setHold] = useState<HoldWithTerms | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The waiting room is on and this tab has no (valid) admission: the way in is the queue. */
+  const [queueNeeded, setQueueNeeded] = useState(false);
   const selectedRef = useRef(selected);
   selectedRef.current = selected;
   const holdRef = useRef(hold);
@@ -119,7 +123,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
     setMessage(null);
     placingRef.current = true;
     try {
-      const placed = await api<HoldWithTerms>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body });
+      const placed = await api<HoldWithTerms>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body, headers: admissionHeaders(show.showId) });
       // Known at once to the stream listener, before the next render: our own seats turning HELD are no news.
       holdRef.current = placed;
       selectedRef.current = new Set();
@@ -131,6 +135,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
       // Places of a counted section, or seats (best available may name a seated section too).
       const places = 'section' in body && show.sections.some((s) => isCounted(s) && s.id === (body as { section: unknown }).section);
       setMessage(places ? holdError(e, t('notEnoughPlaces')) : holdError(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       // Seats lost while we asked leave the selection.
       setSelected((s) => new Set([...s].filter((i) => seats.statuses[i] === 0)));
     } finally {
@@ -168,10 +173,11 @@ function Booking({ seats }: { seats: LiveSeats }) {
     setBusy(true);
     try {
       // One key per hold: a retried click is the same order, never a second one.
-      const order = await api<Order>('/orders', { method: 'POST', body: { holdId: hold.holdId }, headers: { 'x-idempotency-key': `web-${hold.holdId}` } });
+      const order = await api<Order>('/orders', { method: 'POST', body: { holdId: hold.holdId }, headers: { 'x-idempotency-key': `web-${hold.holdId}`, ...admissionHeaders(show.showId) } });
       navigate(`/orders/${order.orderId}`);
     } catch (e) {
       setMessage(e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE') ? t('holdLapsed') : holdError(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       if (e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE')) setHold(null);
     } finally {
       setBusy(false);
@@ -215,6 +221,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
         {hasMap && <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />}
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
+          {queueNeeded && <QueueNeeded activityId={show.showId} />}
+          <AdmissionLine activityId={show.showId} />
           {session.value === null && <p data-testid="sign-in-to-buy"><a href={signInHref()}>{t('signInToBuy')}</a></p>}
           {hold !== null ? (
             <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onExtend={extend} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
