@@ -41,6 +41,7 @@ const bookingSuites = [
     'webhooks',
     'flash-sales',
     'bargains',
+    'waitlist',
     'ops-metrics',
     'notifications',
     'audit-log',

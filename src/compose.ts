@@ -44,6 +44,7 @@ import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
 import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
+import { waitlistSink } from './app/waitlist.js';
 import { GateService } from './app/inventory-gate.js';
 import { SeatMapCache } from './app/seat-map-cache.js';
 import { defaultWebhookDeliveryPolicy, WebhookDelivery } from './app/webhook-delivery.js';
@@ -234,6 +235,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       holdExtensionsMax: config.holdExtensionsMax,
       holdLifeSecondsMax: config.holdLifeSecondsMax,
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
+      waitlistClaimSeconds: config.waitlistClaimSeconds,
       currency: config.currency,
     },
     rooms: new WaitingRoomCache(),
@@ -388,7 +390,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
     opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
     void opsFigures.now();
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;

@@ -1,7 +1,7 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { isCurrencyCode, limits } from './domain/index.js';
+import { isCurrencyCode, limits, waitlistLimits } from './domain/index.js';
 import { anyFault, noFaults, type Faults } from './app/faults.js';
 
 /**
@@ -29,6 +29,8 @@ export interface Config {
   readonly holdExtensionsMax: number;
   readonly holdLifeSecondsMax: number;
   readonly maxSeatsPerUser: number;
+  /** How long a waitlist offer's hold lasts, in seconds (the buyer's claim window). */
+  readonly waitlistClaimSeconds: number;
   /** ISO 4217 code of a new show's prices when its organizer chooses none (TICKETRUSH_CURRENCY). */
   readonly currency: string;
   /** Font of printed tickets (TICKETRUSH_TICKET_FONT); null: the PDF standard fonts (Latin-1 only). */
@@ -224,6 +226,7 @@ export function loadConfig(env: Env = process.env): Config {
     holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
     // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
     maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
+    waitlistClaimSeconds: int(env, 'TICKETRUSH_WAITLIST_CLAIM_SECONDS', waitlistLimits.claimSecondsDefault, waitlistLimits.claimSecondsMin, waitlistLimits.claimSecondsMax),
     currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
     ticketFont: ticketFont(env),
     bodyLimitBytes: int(env, 'TICKETRUSH_BODY_LIMIT_BYTES', 64 * 1024, 1024, 1024 * 1024),

@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { cancelExpiry } from './enqueue.js';
 import { AppError, appFailure, found, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
+import { scheduleOffered, waitlistTerms } from './waitlist-terms.js';
 import { iso, orderView, type OrderView } from './views.js';
 
 export interface CreateOrderCommand {
@@ -245,11 +246,12 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
     if (hold.status !== 'ACTIVE') return again({ ok: false, stale: 'hold' });
     const now = ctx.clock.now();
     // Overdue but not swept yet: it expires now rather than being released, as the sweep would.
-    const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: isOverdue(hold, now) ? 'EXPIRE' : 'RELEASE', expectedExpiresAt: hold.expiresAt, now });
+    const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: isOverdue(hold, now) ? 'EXPIRE' : 'RELEASE', expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
     if (!outcome.ok) {
       if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       return again(outcome);
     }
+    scheduleOffered(ctx, outcome);
     cancelExpiry(ctx, hold.holdId);
     return done(outcome.cancelledOrder);
   });

@@ -54,6 +54,12 @@ export const domainErrorCodes = [
   'BARGAIN_CLOSED',
   /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
   'INVALID_WAITING_ROOM',
+  /** A waitlist join with a bad quantity or section (waitlist.ts). */
+  'INVALID_WAITLIST_REQUEST',
+  /** One live waitlist entry per buyer and show (a partial unique index). */
+  'WAITLIST_ALREADY_JOINED',
+  /** No live waitlist entry of this buyer for this show. */
+  'WAITLIST_NOT_FOUND',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

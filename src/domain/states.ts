@@ -78,3 +78,18 @@ export const queueEntryMachine = defineMachine<QueueEntryState, QueueEntryEvent>
   BLOCKED: {},
   SOLD_OUT: {},
 });
+
+// Waitlist entry (候补): joined WAITING; seats that come back are OFFERED to it as a hold; the buyer
+// pays for that hold (CLAIMED) or its claim window runs out (LAPSED); LEFT when the buyer gives up.
+// An OFFERED entry that lapses is never offered again (the next one in line gets the seats).
+export const waitlistStatuses = ['WAITING', 'OFFERED', 'CLAIMED', 'LAPSED', 'LEFT'] as const;
+export type WaitlistStatus = (typeof waitlistStatuses)[number];
+export const waitlistEvents = ['OFFER', 'CLAIM', 'LAPSE', 'LEAVE'] as const;
+export type WaitlistEvent = (typeof waitlistEvents)[number];
+export const waitlistMachine = defineMachine<WaitlistStatus, WaitlistEvent>('waitlist', waitlistStatuses, waitlistEvents, {
+  WAITING: { OFFER: 'OFFERED', LEAVE: 'LEFT' },
+  OFFERED: { CLAIM: 'CLAIMED', LAPSE: 'LAPSED', LEAVE: 'LEFT' },
+  CLAIMED: {},
+  LAPSED: {},
+  LEFT: {},
+});

@@ -24,7 +24,7 @@ export const Credentials = Type.Object(
   { additionalProperties: false },
 );
 
-const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
+export const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
 
 const Price = Type.Integer({ minimum: 0, maximum: limits.priceCentsMax, description: 'Price of one seat or place of this section (a price tier), integer cents' });
 

@@ -18,6 +18,7 @@ import { pgSettings } from './settings.js';
 import { pgWaitingRooms } from './waiting-rooms.js';
 import { pgShows } from './shows.js';
 import { pgSweeps } from './sweeps.js';
+import { pgWaitlist } from './waitlist.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
@@ -92,6 +93,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
     ...pgWaitingRooms(lanes, origin),
+    ...pgWaitlist(lanes, origin),
     pools,
     lanes,
     async ping() {

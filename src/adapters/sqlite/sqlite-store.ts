@@ -10,6 +10,7 @@ import { sqliteCodePools } from './code-pools.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
+import { sqliteWaitlist, sqliteWaitlistOffer } from './waitlist.js';
 import { sqliteBargains } from './bargains.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
@@ -91,10 +92,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const choose = seatChooser(db);
   const ob = sqliteOutboxWriter(db, options.origin ?? `sqlite-${randomUUID()}`);
   const showStore = sqliteShows(db, gc, ob);
+  const offerWaitlist = sqliteWaitlistOffer(db, shows, ob);
   return {
     ...sqliteUsers(db, gc),
     ...showStore,
-    ...sqliteInventory(db, gc, shows, shared, choose, ob),
+    ...sqliteInventory(db, gc, shows, shared, choose, ob, offerWaitlist),
     ...sqliteOrders(db, gc, shared, ob),
     ...sqlitePayments(db, gc, shared, ob),
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
@@ -111,6 +113,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     ...sqliteWaitingRooms(db, gc, ob),
+    ...sqliteWaitlist(db, gc, offerWaitlist),
     async ping() {
       db.prepare('SELECT 1').get();
     },

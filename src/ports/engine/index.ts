@@ -17,6 +17,7 @@ import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
 import type { WaitingRoomStore } from './waiting-rooms.js';
+import type { WaitlistStore } from './waitlist.js';
 
 export * from './audit.js';
 export * from './change-log.js';
@@ -38,6 +39,7 @@ export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
 export * from './waiting-rooms.js';
+export * from './waitlist.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
@@ -48,7 +50,7 @@ export * from './waiting-rooms.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitingRoomStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, WaitingRoomStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -15,6 +15,7 @@ import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
 import { AdmissionLine, QueueNeeded } from './QueueNotes';
 import { admissionHeaders, needsQueue } from '../admission';
+import { WaitlistPanel } from './WaitlistPanel';
 
 const seatsPerHoldMax = 10;
 
@@ -229,6 +230,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
           ) : (
             <>
               {soldOut && <p data-testid="sold-out-note">{t('soldOutNote')}</p>}
+              {soldOut && session.value !== null && <WaitlistPanel showId={show.showId} max={seatsPerHoldMax} />}
               {!soldOut && counted.map((s) => (
                 <CountedBlock key={s.id} section={s} left={countedLeft(s)} disabled={!onSale || busy}
                   onHold={(quantity) => void place({ section: s.id, quantity })} />
