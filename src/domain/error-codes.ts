@@ -52,14 +52,14 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
-  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
-  'INVALID_WAITING_ROOM',
   /** A waitlist join with a bad quantity or section (waitlist.ts). */
   'INVALID_WAITLIST_REQUEST',
   /** One live waitlist entry per buyer and show (a partial unique index). */
   'WAITLIST_ALREADY_JOINED',
   /** No live waitlist entry of this buyer for this show. */
   'WAITLIST_NOT_FOUND',
+  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
+  'INVALID_WAITING_ROOM',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

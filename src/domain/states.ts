@@ -63,6 +63,21 @@ export const ticketMachine = defineMachine<TicketStatus, TicketEvent>('ticket', 
   INVALID: {},
 });
 
+// Waitlist entry (候补): joined WAITING; seats that come back are OFFERED to it as a hold; the buyer
+// pays for that hold (CLAIMED) or its claim window runs out (LAPSED); LEFT when the buyer gives up.
+// An OFFERED entry that lapses is never offered again (the next one in line gets the seats).
+export const waitlistStatuses = ['WAITING', 'OFFERED', 'CLAIMED', 'LAPSED', 'LEFT'] as const;
+export type WaitlistStatus = (typeof waitlistStatuses)[number];
+export const waitlistEvents = ['OFFER', 'CLAIM', 'LAPSE', 'LEAVE'] as const;
+export type WaitlistEvent = (typeof waitlistEvents)[number];
+export const waitlistMachine = defineMachine<WaitlistStatus, WaitlistEvent>('waitlist', waitlistStatuses, waitlistEvents, {
+  WAITING: { OFFER: 'OFFERED', LEAVE: 'LEFT' },
+  OFFERED: { CLAIM: 'CLAIMED', LAPSE: 'LAPSED', LEAVE: 'LEFT' },
+  CLAIMED: {},
+  LAPSED: {},
+  LEFT: {},
+});
+
 // A place in an activity's waiting room (issue 24). WAITING until the admitter lets it in (or the
 // buyer leaves, is blocked, or nothing is left to sell); ADMITTED for the admission window, then
 // EXPIRED. A buyer who left or whose window passed may join again (REJOIN: the back of the line).
@@ -77,19 +92,4 @@ export const queueEntryMachine = defineMachine<QueueEntryState, QueueEntryEvent>
   LEFT: { REJOIN: 'WAITING' },
   BLOCKED: {},
   SOLD_OUT: {},
-});
-
-// Waitlist entry (候补): joined WAITING; seats that come back are OFFERED to it as a hold; the buyer
-// pays for that hold (CLAIMED) or its claim window runs out (LAPSED); LEFT when the buyer gives up.
-// An OFFERED entry that lapses is never offered again (the next one in line gets the seats).
-export const waitlistStatuses = ['WAITING', 'OFFERED', 'CLAIMED', 'LAPSED', 'LEFT'] as const;
-export type WaitlistStatus = (typeof waitlistStatuses)[number];
-export const waitlistEvents = ['OFFER', 'CLAIM', 'LAPSE', 'LEAVE'] as const;
-export type WaitlistEvent = (typeof waitlistEvents)[number];
-export const waitlistMachine = defineMachine<WaitlistStatus, WaitlistEvent>('waitlist', waitlistStatuses, waitlistEvents, {
-  WAITING: { OFFER: 'OFFERED', LEAVE: 'LEFT' },
-  OFFERED: { CLAIM: 'CLAIMED', LAPSE: 'LAPSED', LEAVE: 'LEFT' },
-  CLAIMED: {},
-  LAPSED: {},
-  LEFT: {},
 });

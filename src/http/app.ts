@@ -151,8 +151,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   await app.register(notificationRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
-  await app.register(waitingRoomRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
+  await app.register(waitingRoomRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

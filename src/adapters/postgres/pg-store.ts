@@ -92,8 +92,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
-    ...pgWaitingRooms(lanes, origin),
     ...pgWaitlist(lanes, origin),
+    ...pgWaitingRooms(lanes, origin),
     pools,
     lanes,
     async ping() {

@@ -553,6 +553,32 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Waitlist (issue 25 item 5, 候补): entries in order of joining; one live entry per buyer and show.
+    version: 19,
+    name: 'waitlist',
+    sql: `
+    CREATE TABLE waitlist_entries (
+      entry_id text PRIMARY KEY,
+      show_id text NOT NULL REFERENCES shows(show_id),
+      user_id text NOT NULL REFERENCES users(user_id),
+      section_id text,
+      quantity integer NOT NULL CHECK (quantity >= 1),
+      status text NOT NULL CHECK (status IN ('WAITING','OFFERED','CLAIMED','LAPSED','LEFT')),
+      joined_at bigint NOT NULL,
+      hold_id text,
+      claim_until bigint,
+      updated_at bigint NOT NULL,
+      CHECK ((status = 'WAITING') = (hold_id IS NULL) OR status = 'LEFT')
+    );
+    -- The guard of a join: one live entry per buyer and show.
+    CREATE UNIQUE INDEX waitlist_one_live_per_user ON waitlist_entries (show_id, user_id) WHERE status IN ('WAITING','OFFERED');
+    -- The line: WAITING entries of a show in order of joining.
+    CREATE INDEX waitlist_line ON waitlist_entries (show_id, joined_at, entry_id COLLATE "C") WHERE status = 'WAITING';
+    CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
+    CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
+    `,
+  },
+  {
     // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
     version: 15,
     name: 'waiting rooms',
@@ -587,32 +613,6 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
     CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
     CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
-    `,
-  },
-  {
-    // Waitlist (issue 25 item 5, 候补): entries in order of joining; one live entry per buyer and show.
-    version: 19,
-    name: 'waitlist',
-    sql: `
-    CREATE TABLE waitlist_entries (
-      entry_id text PRIMARY KEY,
-      show_id text NOT NULL REFERENCES shows(show_id),
-      user_id text NOT NULL REFERENCES users(user_id),
-      section_id text,
-      quantity integer NOT NULL CHECK (quantity >= 1),
-      status text NOT NULL CHECK (status IN ('WAITING','OFFERED','CLAIMED','LAPSED','LEFT')),
-      joined_at bigint NOT NULL,
-      hold_id text,
-      claim_until bigint,
-      updated_at bigint NOT NULL,
-      CHECK ((status = 'WAITING') = (hold_id IS NULL) OR status = 'LEFT')
-    );
-    -- The guard of a join: one live entry per buyer and show.
-    CREATE UNIQUE INDEX waitlist_one_live_per_user ON waitlist_entries (show_id, user_id) WHERE status IN ('WAITING','OFFERED');
-    -- The line: WAITING entries of a show in order of joining.
-    CREATE INDEX waitlist_line ON waitlist_entries (show_id, joined_at, entry_id COLLATE "C") WHERE status = 'WAITING';
-    CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
-    CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
     `,
   },
 ];

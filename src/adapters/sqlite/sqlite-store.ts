@@ -112,8 +112,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
-    ...sqliteWaitingRooms(db, gc, ob),
     ...sqliteWaitlist(db, gc, offerWaitlist),
+    ...sqliteWaitingRooms(db, gc, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -16,8 +16,8 @@ import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
-import type { WaitingRoomStore } from './waiting-rooms.js';
 import type { WaitlistStore } from './waitlist.js';
+import type { WaitingRoomStore } from './waiting-rooms.js';
 
 export * from './audit.js';
 export * from './change-log.js';
@@ -38,8 +38,8 @@ export * from './sweeps.js';
 export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
-export * from './waiting-rooms.js';
 export * from './waitlist.js';
+export * from './waiting-rooms.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts

@@ -13,9 +13,9 @@ import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
+import { WaitlistPanel } from './WaitlistPanel';
 import { AdmissionLine, QueueNeeded } from './QueueNotes';
 import { admissionHeaders, needsQueue } from '../admission';
-import { WaitlistPanel } from './WaitlistPanel';
 
 const seatsPerHoldMax = 10;
 
