@@ -44,6 +44,10 @@ export const appErrorCodes = [
   'QUEUE_ENTRY_NOT_FOUND',
   /** The activity has no waiting room on: there is no line to join. */
   'WAITING_ROOM_OFF',
+  /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
+  'BLOCKED',
+  /** No blocklist entry with that id. */
+  'BLOCK_NOT_FOUND',
 ] as const;
 
 /**

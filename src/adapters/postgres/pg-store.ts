@@ -16,6 +16,7 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgWaitingRooms } from './waiting-rooms.js';
+import { pgBlocklist } from './blocklist.js';
 import { pgShows } from './shows.js';
 import { pgSweeps } from './sweeps.js';
 import { pgWaitlist } from './waitlist.js';
@@ -88,6 +89,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgNotifications(lanes.checkout),
     ...pgChangeLog(lanes.checkout),
     ...pgSettings(lanes.checkout),
+    ...pgBlocklist(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),

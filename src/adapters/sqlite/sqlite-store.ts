@@ -20,6 +20,7 @@ import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteWaitingRooms } from './waiting-rooms.js';
+import { sqliteBlocklist } from './blocklist.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -108,6 +109,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteNotifications(db, gc),
     ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
+    ...sqliteBlocklist(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
