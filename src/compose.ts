@@ -39,6 +39,7 @@ import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { WaitingRoomCache } from './app/waiting-room-cache.js';
+import { blockQueuePlaces } from './app/waiting-rooms.js';
 import { hmacAdmissionTokens } from './adapters/crypto/admission-tokens.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { startOpsFigures } from './app/ops-figures.js';
@@ -252,7 +253,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   // Issue 24: the buying routes' limits (shared through the gate's Redis connection when
   // configured, so every process counts together) and the blocklist, cached per process.
   const buyingThrottle = createBuyingThrottle(config.rateLimits?.buying ?? null, redisGate === null ? { kind: 'memory' } : { kind: 'redis', redis: redisGate.redis, prefix: config.redis?.prefix ?? 'ticketrush:' });
-  const blocklistHooks: BlocklistHooks = { onBuyerBlocked: [], onHookError: (error) => telemetry.jobFailed('blocklist-hook', error) };
+  const blocklistHooks: BlocklistHooks = {
+    // A blocked buyer's places in every waiting room become BLOCKED (issue 24 item 4).
+    onBuyerBlocked: [async (userId) => {
+      await blockQueuePlaces(ctx, userId);
+    }],
+    onHookError: (error) => telemetry.jobFailed('blocklist-hook', error),
+  };
   const blocklist = new Blocklist(ctx, blocklistHooks);
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the

@@ -36,6 +36,10 @@ export const appErrorCodes = [
   'BARGAIN_ORDER_NOT_FOUND',
   /** A notification address that is not an email address. */
   'EMAIL_INVALID',
+  /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
+  'BLOCKED',
+  /** No blocklist entry with that id. */
+  'BLOCK_NOT_FOUND',
   /** The activity's waiting room is on and the request carries no X-Admission-Token. */
   'ADMISSION_REQUIRED',
   /** The admission token is forged, expired, too large, or another user's or another activity's. */
@@ -44,10 +48,6 @@ export const appErrorCodes = [
   'QUEUE_ENTRY_NOT_FOUND',
   /** The activity has no waiting room on: there is no line to join. */
   'WAITING_ROOM_OFF',
-  /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
-  'BLOCKED',
-  /** No blocklist entry with that id. */
-  'BLOCK_NOT_FOUND',
 ] as const;
 
 /**

@@ -31,8 +31,8 @@ import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
-import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { blocklistRoutes } from './routes/blocklist.js';
+import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;

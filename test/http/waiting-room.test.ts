@@ -235,6 +235,17 @@ describe('waiting room', () => {
     expect((await join(alice, show2)).body).toMatchObject({ queueId: a2.body.queueId, state: 'BLOCKED' });
   });
 
+  it('a blocklist entry for a buyer (POST /admin/blocklist) turns their queue place BLOCKED', async () => {
+    const showId = await createShow(admin);
+    await on(showId, 0, 600);
+    const name = `blockme${++seq}`;
+    const alice = await new ApiClient(t.node.app).signUp(name);
+    const a = await join(alice, showId);
+    const blocked = await admin.request('POST', '/api/v1/admin/blocklist', { username: name, reason: 'scalping bot' });
+    expect(blocked.status).toBe(201);
+    await eventually(async () => ((await place(alice, showId, a.body.queueId)).body.state === 'BLOCKED' ? true : undefined), 5_000, 'place blocked');
+  });
+
   it('shuffles those who join before the sale opens: their places are not their join order', async () => {
     const showId = await createShow(admin, { saleOpensInMs: 60_000 });
     await on(showId, 600, 600);

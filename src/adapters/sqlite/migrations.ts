@@ -467,6 +467,26 @@ export const migrations: readonly Migration[] = [
   CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
   CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
   `,
+  // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
+  // and the lifted count are a change marker every process can poll cheaply.
+  `
+  CREATE TABLE blocklist (
+    block_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('USER','IP')),
+    user_id TEXT REFERENCES users(user_id),
+    username TEXT,
+    cidr TEXT,
+    reason TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
+    lifted_at INTEGER,
+    CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
+    CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
+  );
+  CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+  `,
   // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
   `
   CREATE TABLE waiting_rooms (
@@ -499,26 +519,6 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
   CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
   CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
-  `,
-  // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
-  // and the lifted count are a change marker every process can poll cheaply.
-  `
-  CREATE TABLE blocklist (
-    block_id TEXT PRIMARY KEY,
-    kind TEXT NOT NULL CHECK (kind IN ('USER','IP')),
-    user_id TEXT REFERENCES users(user_id),
-    username TEXT,
-    cidr TEXT,
-    reason TEXT NOT NULL,
-    created_by TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER,
-    status TEXT NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
-    lifted_at INTEGER,
-    CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
-    CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
-  );
-  CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
   `,
 ];
 

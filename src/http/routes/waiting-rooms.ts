@@ -5,6 +5,7 @@ import { getQueuePlace, getWaitingRoom, joinQueue, leaveQueue, setWaitingRoom, t
 import { AppError } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser, roleGuard } from '../auth.js';
+import { buyerGate } from '../buyer-gate.js';
 import { HttpError } from '../http-error.js';
 import { errorResponses } from '../schemas.js';
 import { QueueParams, QueueResponse, RoomParams, WaitingRoomBody, WaitingRoomResponse } from '../waiting-room-schemas.js';
@@ -50,14 +51,15 @@ export const waitingRoomRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => 
   }, async (request) => getWaitingRoom(ctx, request.params.activityId));
 
   app.post('/activities/:activityId/queue', {
-    onRequest: guard(tokens),
+    // A buying route: a blocked buyer gets 403 BLOCKED, and joins count against the queue-join limit.
+    onRequest: [guard(tokens), buyerGate(deps, 'queue-join')],
     schema: {
       tags: ['waiting room'],
       summary: 'Join the activity\'s queue: 201 with a new place, 200 with the place the caller already has (one per buyer). A place is not a reservation.',
       description: 'Refusals: 409 WAITING_ROOM_OFF (no room: buy directly), 409 SOLD_OUT (nothing left: no place is given), 404 ACTIVITY_NOT_FOUND.',
       security: [{ bearer: [] }],
       params: RoomParams,
-      response: { 200: QueueResponse, 201: QueueResponse, ...errorResponses(400, 401, 404, 409, 503) },
+      response: { 200: QueueResponse, 201: QueueResponse, ...errorResponses(400, 401, 403, 404, 409, 429, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
