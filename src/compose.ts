@@ -32,6 +32,7 @@ import { defaultEmailPolicy, NotificationMailer } from './app/notification-email
 import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { anyFault, expiryOutageWindow, faultyProvider, sweepsWithExpiryOutage, withExpiryOutage } from './app/faults.js';
 import { ensureDemoShow } from './app/catalog.js';
 import { discountReturnsSink } from './app/discounts.js';
 import type { AppContext } from './app/context.js';
@@ -237,7 +238,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
-    payments: timeLimitedProvider(sandbox ?? stripe ?? unconfiguredProvider, limits.providerCallMsMax),
+    // Fault injection (drills only; off by default): some calls fail as in an outage.
+    payments: timeLimitedProvider(faultyProvider(sandbox ?? stripe ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -339,6 +341,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
+    loadShedding: config.loadShedding,
     readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,
@@ -355,7 +358,11 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery, mailer));
+  // Drills: the expiry job stopped for a window after the start (TICKETRUSH_FAULT_EXPIRY_STOP_*).
+  const outage = expiryOutageWindow(config.faults, Date.now());
+  const expiryStopped = (): boolean => outage !== null && Date.now() >= outage.fromMs && Date.now() < outage.untilMs;
+  if (config.faults.providerDelayMs > 0) sandbox?.setCallDelayMs(config.faults.providerDelayMs);
+  if (runsJobs) queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery, mailer), expiryStopped));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
   let emailTimer: NodeJS.Timeout | null = null;
@@ -392,6 +399,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   };
   try {
     for (const warning of config.warnings) app.log.warn(warning);
+    // Drills read this line (server.log) for the outage's exact window.
+    if (anyFault(config.faults)) {
+      app.log.warn({ faults: config.faults, expiryStoppedFrom: outage === null ? null : new Date(outage.fromMs).toISOString(), expiryStoppedUntil: outage === null ? null : new Date(outage.untilMs).toISOString() }, 'fault injection on (drills only)');
+    }
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
     // The blocklist in memory before the first request; then re-read whenever another process changed it.
@@ -423,8 +434,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery, mailer));
-    jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
+    queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery, mailer), expiryStopped));
+    jobs = startBackgroundJobs(ctx, sweepsWithExpiryOutage(periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
@@ -432,7 +443,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       admitSweepMs: config.admitSweepMs,
       auditMs: config.auditMs,
       auditBoundMs: config.auditBoundSeconds * 1000,
-    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
+    }, auditReader), expiryStopped), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { isCurrencyCode, limits, waitlistLimits } from './domain/index.js';
+import { anyFault, noFaults, type Faults } from './app/faults.js';
 import { buyingLimitNames, type BuyingLimitName } from './ports/rate-limiter.js';
 
 /**
@@ -69,6 +70,10 @@ export interface Config {
   readonly admitSweepMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
+  /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
+  readonly loadShedding: { readonly inflightMax: number; readonly moneyInflightMax: number };
+  /** Fault injection for the drills (TICKETRUSH_FAULT_*): off by default, refused in production mode. */
+  readonly faults: Faults;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   /**
@@ -285,6 +290,8 @@ export function loadConfig(env: Env = process.env): Config {
     auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
+    loadShedding: loadShedding(env),
+    faults: loadFaults(env),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
     admitSweepMs: int(env, 'TICKETRUSH_ADMIT_SWEEP_MS', 1_000, 100, 10_000),
@@ -381,6 +388,36 @@ function loadRedis(env: Env): RedisConfig | null {
   const prefix = env.TICKETRUSH_REDIS_PREFIX || 'ticketrush:';
   if (!redisPrefix.test(prefix)) throw new ConfigError(`TICKETRUSH_REDIS_PREFIX must be 1-64 characters of letters, digits and _ : . - (got "${prefix}")`);
   return Object.freeze({ url, prefix });
+}
+
+/**
+ * Requests, per process. Orders, payments and callbacks get the higher bound (never below the
+ * first): they turn holds already taken into money, so they are shed last.
+ */
+function loadShedding(env: Env): Config['loadShedding'] {
+  const inflightMax = int(env, 'TICKETRUSH_INFLIGHT_MAX', 256, 1, 100_000);
+  const moneyInflightMax = int(env, 'TICKETRUSH_INFLIGHT_MONEY_MAX', 2 * inflightMax, 1, 200_000);
+  if (moneyInflightMax < inflightMax) throw new ConfigError(`TICKETRUSH_INFLIGHT_MONEY_MAX (${moneyInflightMax}) must not be below TICKETRUSH_INFLIGHT_MAX (${inflightMax}): orders and payments are shed last`);
+  return Object.freeze({ inflightMax, moneyInflightMax });
+}
+
+/**
+ * The drills' fault switches. A server in production mode (NODE_ENV=production) refuses to start
+ * with any of them, so a forgotten switch never reaches a real sale.
+ */
+function loadFaults(env: Env): Faults {
+  const stopSeconds = int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_SECONDS', 0, 0, 3_600);
+  const faults: Faults = Object.freeze({
+    providerErrorRate: ratio(env, 'TICKETRUSH_FAULT_PROVIDER_ERROR_RATE', 0),
+    providerDelayMs: int(env, 'TICKETRUSH_FAULT_PROVIDER_DELAY_MS', 0, 0, 10_000),
+    expiryOutage: stopSeconds === 0 ? null : Object.freeze({
+      afterMs: int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_AFTER_SECONDS', 0, 0, 3_600) * 1000,
+      forMs: stopSeconds * 1000,
+    }),
+  });
+  if (!anyFault(faults)) return noFaults;
+  if (env.NODE_ENV === 'production') throw new ConfigError('TICKETRUSH_FAULT_* switches are for drills and refused in production mode (NODE_ENV=production)');
+  return faults;
 }
 
 const daySeconds = 86_400;

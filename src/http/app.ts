@@ -11,6 +11,7 @@ import { respondToClientError } from './client-errors.js';
 import { defaultRequestTimeoutMs, type HttpDeps } from './deps.js';
 import { errorStatus, type ErrorCode } from './error-registry.js';
 import { HttpError } from './http-error.js';
+import { defaultLoadShedding, installLoadShedding } from './load-shedding.js';
 import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -103,6 +104,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   const allowedMethods = new AllowedMethods();
   app.addHook('onRoute', (route) => allowedMethods.add(route.url, route.method));
+
+  // Before any route is registered: the bound learns each route's class as it is added.
+  installLoadShedding(app, deps.loadShedding ?? defaultLoadShedding);
 
   app.addSchema(ErrorBody);
   let webServed = false;
