@@ -1,3 +1,4 @@
+import { auditDraft, type Actor } from './audit-trail.js';
 import { BlockList, isIP } from 'node:net';
 import { blockInForce, liftBlock, limits, newBlock, type BlockEntry, type BlockTarget } from '../domain/index.js';
 import type { AppContext } from './context.js';
@@ -130,7 +131,7 @@ export class Blocklist {
    * Adds an entry. A buyer's block also releases their active holds (the owner's release, so each
    * seat goes back once, with its order cancelled) and runs the onBuyerBlocked hooks.
    */
-  async block(request: BlockRequest, createdBy: string): Promise<BlockEntry> {
+  async block(request: BlockRequest, createdBy: string, actor?: Actor): Promise<BlockEntry> {
     const now = this.ctx.clock.now();
     let target: BlockTarget;
     if ('username' in request) {
@@ -145,19 +146,23 @@ export class Blocklist {
       throw new AppError('INVALID_BLOCK', `the blocklist holds at most ${blocklistEntriesMax} active entries: lift some first`);
     }
     const entry = unwrap(newBlock({ blockId: this.ctx.ids.newId('block'), target, reason: request.reason, createdBy, expiresAt: request.expiresAt, now }));
-    await this.ctx.store.addBlock(entry);
+    await this.ctx.store.addBlock(entry, auditDraft(this.ctx, actor, {
+      action: 'blocklist.added', entityType: 'blocklist', entityId: entry.blockId, showId: null, before: null,
+      after: { kind: target.kind, username: target.kind === 'USER' ? target.username : null, ip: target.kind === 'IP' ? target.cidr : null, reason: entry.reason, expiresAt: entry.expiresAt },
+    }));
     this.cache.add(entry, now);
     if (target.kind === 'USER') await this.shutOut(target.userId);
     return entry;
   }
 
   /** Lifts an entry (DELETE): it stops blocking at once here, elsewhere within a refresh. */
-  async lift(blockId: string): Promise<BlockEntry> {
+  async lift(blockId: string, actor?: Actor): Promise<BlockEntry> {
     const lifted = await withStaleRetries('blocklist entry', async () => {
       const entry = found(await this.ctx.store.getBlock(blockId), 'BLOCK_NOT_FOUND', 'no such blocklist entry');
       if (entry.status !== 'ACTIVE') throw new AppError('BLOCK_NOT_FOUND', 'this blocklist entry was already lifted');
       const next = unwrap(liftBlock(entry, this.ctx.clock.now()));
-      const outcome = await this.ctx.store.liftBlock({ blockId, liftedAt: next.liftedAt ?? this.ctx.clock.now() });
+      const audit = auditDraft(this.ctx, actor, { action: 'blocklist.lifted', entityType: 'blocklist', entityId: blockId, showId: null, before: { status: entry.status }, after: { status: next.status } });
+      const outcome = await this.ctx.store.liftBlock({ blockId, liftedAt: next.liftedAt ?? this.ctx.clock.now() }, audit);
       if (outcome.ok) return done(next);
       if ('code' in outcome) throw new AppError('BLOCK_NOT_FOUND', 'no such blocklist entry');
       return again(outcome);

@@ -75,6 +75,19 @@ describe('the audit log', () => {
     expect(sales[1]).toMatchObject({ entityType: 'flash_sale', before: { offline: false }, after: { offline: true } });
   });
 
+  it('records blocklist entries added and lifted; a second lift (refused) leaves no entry', async () => {
+    await new ApiClient(t.node.app).signUp('audit-blocked');
+    const blocked = await admin.request('POST', '/api/v1/admin/blocklist', { username: 'audit-blocked', reason: 'scalping' });
+    expect(blocked.status).toBe(201);
+    const blockId = blocked.body.blockId as string;
+    expect((await admin.request('DELETE', `/api/v1/admin/blocklist/${blockId}`)).status).toBe(200);
+    expect((await admin.request('DELETE', `/api/v1/admin/blocklist/${blockId}`)).status).toBe(404);
+    const entries = (await log(`?entityId=${blockId}`)).body.entries;
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['blocklist.lifted', 'blocklist.added']);
+    expect(entries[1]).toMatchObject({ actorId: adminId, entityType: 'blocklist', before: null, after: { kind: 'USER', username: 'audit-blocked', reason: 'scalping' } });
+    expect(entries[0]).toMatchObject({ before: { status: 'ACTIVE' }, after: { status: 'LIFTED' } });
+  });
+
   it('filters by actor and pages within its bounds', async () => {
     const all = (await log(`?actorId=${adminId}&limit=100`)).body;
     expect(all.entries.length).toBeGreaterThanOrEqual(9);

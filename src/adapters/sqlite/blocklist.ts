@@ -1,9 +1,11 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { BlocklistStore, LiftBlockOutcome } from '../../ports/engine/index.js';
 import { blockParams, blocklistStampSql, toBlock, type BlockRow } from '../shared/block-rows.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 
 export function sqliteBlocklist(db: Db, gc: GroupCommit): BlocklistStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insert: db.prepare(`INSERT INTO blocklist (block_id, kind, user_id, username, cidr, reason, created_by, created_at, expires_at, status)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -15,11 +17,15 @@ export function sqliteBlocklist(db: Db, gc: GroupCommit): BlocklistStore {
     stamp: db.prepare(blocklistStampSql),
   };
   return {
-    addBlock: (entry) => gc.write('addBlock', () => {
+    addBlock: (entry, audit) => gc.write('addBlock', () => {
       q.insert.run(...blockParams(entry));
+      auditLog.append(audit);
     }),
-    liftBlock: (plan) => gc.write('liftBlock', (): LiftBlockOutcome => {
-      if (q.lift.run(plan.liftedAt, plan.blockId).changes === 1) return { ok: true };
+    liftBlock: (plan, audit) => gc.write('liftBlock', (): LiftBlockOutcome => {
+      if (q.lift.run(plan.liftedAt, plan.blockId).changes === 1) {
+        auditLog.append(audit);
+        return { ok: true };
+      }
       return q.exists.get(plan.blockId) === undefined ? { ok: false, code: 'BLOCK_NOT_FOUND' } : { ok: false, stale: 'block' };
     }),
     getBlock: async (blockId) => {

@@ -49,7 +49,7 @@ export const blocklistRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
     if (expiresAt !== null && !Number.isFinite(expiresAt)) throw new HttpError('VALIDATION_FAILED', 'expiresAt must be an ISO 8601 date-time');
     const entry = await blocklist().block('username' in body
       ? { username: body.username, reason: body.reason, expiresAt }
-      : { ip: body.ip, reason: body.reason, expiresAt }, admin.userId);
+      : { ip: body.ip, reason: body.reason, expiresAt }, admin.userId, admin);
     return reply.status(201).send(view(entry));
   });
 
@@ -76,7 +76,7 @@ export const blocklistRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
       response: { 200: BlockView, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['ADMIN']);
-    return view(await blocklist().lift(request.params.blockId));
+    const admin = requireRole(tokens, request, ['ADMIN']);
+    return view(await blocklist().lift(request.params.blockId, admin));
   });
 };

@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { BlockEntry } from '../../domain/index.js';
 
 export type LiftBlockOutcome =
@@ -10,12 +11,13 @@ export type LiftBlockOutcome =
 /** The blocklist (issue 24 item 4): admins write it rarely; every process caches it and re-reads it when its stamp moves. */
 export interface BlocklistStore {
   /** Inserts a new ACTIVE entry (the domain built it: newBlock). One statement. */
-  addBlock(entry: BlockEntry): Promise<void>;
+  /** Inserts the entry, with its audit-trail entry (issue 26 item 5) in the same transaction. */
+  addBlock(entry: BlockEntry, audit?: AuditEntryDraft | null): Promise<void>;
   /**
    * Plan from liftBlock: precondition the entry is ACTIVE. Effect: status LIFTED, liftedAt set.
    * One conditional update; stale when it was not ACTIVE, BLOCK_NOT_FOUND when it does not exist.
    */
-  liftBlock(plan: { readonly blockId: string; readonly liftedAt: number }): Promise<LiftBlockOutcome>;
+  liftBlock(plan: { readonly blockId: string; readonly liftedAt: number }, audit?: AuditEntryDraft | null): Promise<LiftBlockOutcome>;
   getBlock(blockId: string): Promise<BlockEntry | null>;
   /** Every ACTIVE entry (an expired one too: expiry is the reader's clock), oldest first, at most `limit`. */
   listActiveBlocks(limit: number): Promise<BlockEntry[]>;
