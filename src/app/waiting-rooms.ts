@@ -1,3 +1,4 @@
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { OutboxEvent, PlacedEntry, QueueStats } from '../ports/engine/index.js';
 import {
   admissionsDue, checkWaitingRoomSettings, estimatedWaitSeconds, limits, placeInLine, queueEntryMachine,
@@ -50,11 +51,17 @@ export async function leftToSell(ctx: Pick<AppContext, 'seatMaps'>, activityId: 
   return { left: free > 0, final: free === 0 && !counted && ctx.seatMaps.counts(entry).HELD === 0 };
 }
 
-export async function setWaitingRoom(ctx: AppContext, activityId: string, settings: WaitingRoomSettings): Promise<WaitingRoomView> {
+export async function setWaitingRoom(ctx: AppContext, activityId: string, settings: WaitingRoomSettings, actor?: Actor): Promise<WaitingRoomView> {
   unwrap(checkWaitingRoomSettings(settings));
   if ((await saleStartOf(ctx, activityId)) === null) throw new AppError('ACTIVITY_NOT_FOUND', `no activity ${activityId}`);
   const now = ctx.clock.now();
-  const room = await ctx.store.setWaitingRoom({ activityId, settings, now });
+  const before = actor === undefined ? null : await ctx.store.getWaitingRoom(activityId);
+  const audit = auditDraft(ctx, actor, {
+    action: 'waiting_room.set', entityType: 'waiting_room', entityId: activityId, showId: null,
+    before: before === null ? null : { enabled: before.enabled, admitPerMinute: before.admitPerMinute, admissionSeconds: before.admissionSeconds },
+    after: { enabled: settings.enabled, admitPerMinute: settings.admitPerMinute, admissionSeconds: settings.admissionSeconds },
+  });
+  const room = await ctx.store.setWaitingRoom({ activityId, settings, now, audit });
   ctx.rooms.apply(room);
   return roomView(room, await ctx.store.queueStats({ activityId, now }));
 }

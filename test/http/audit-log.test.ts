@@ -88,6 +88,18 @@ describe('the audit log', () => {
     expect(entries[0]).toMatchObject({ before: { status: 'ACTIVE' }, after: { status: 'LIFTED' } });
   });
 
+  it('records waiting-room settings with before and after; settings refused (400) leave no entry', async () => {
+    const showId = await createShow(admin);
+    const put = (body: object) => admin.request('PUT', `/api/v1/admin/activities/${showId}/waiting-room`, body);
+    expect((await put({ enabled: true, admitPerMinute: 600, admissionSeconds: 600 })).status).toBe(200);
+    expect((await put({ enabled: true, admitPerMinute: 0, admissionSeconds: 600 })).status).toBe(200);
+    expect((await put({ enabled: true, admitPerMinute: -1, admissionSeconds: 600 })).status).toBe(400);
+    const entries = (await log(`?entityType=waiting_room&entityId=${showId}`)).body.entries;
+    expect(entries).toHaveLength(2);
+    expect(entries[0]).toMatchObject({ action: 'waiting_room.set', actorId: adminId, before: { admitPerMinute: 600 }, after: { admitPerMinute: 0 } });
+    expect(entries[1]).toMatchObject({ before: null, after: { enabled: true, admitPerMinute: 600, admissionSeconds: 600 } });
+  });
+
   it('filters by actor and pages within its bounds', async () => {
     const all = (await log(`?actorId=${adminId}&limit=100`)).body;
     expect(all.entries.length).toBeGreaterThanOrEqual(9);

@@ -2,6 +2,7 @@ import type { QueueEntry, QueueEntryState, WaitingRoom } from '../../domain/inde
 import type { AdmitQueueOutcome, JoinQueueOutcome, MoveQueueEntryOutcome, WaitingRoomStore } from '../../ports/engine/index.js';
 import { waitingRoomChanged } from '../shared/outbox-drafts.js';
 import { unexpected, type PgLanes } from './db.js';
+import { appendAuditEntry } from './change-log.js';
 import { appendOutbox } from './outbox.js';
 
 interface RoomRow { activity_id: string; enabled: boolean; admit_per_minute: number; admission_seconds: number; version: number; updated_at: string; admit_clock: string; admit_carry: number }
@@ -44,6 +45,7 @@ export function pgWaitingRooms(lanes: PgLanes, origin: string): WaitingRoomStore
           [input.activityId, input.settings.enabled, input.settings.admitPerMinute, input.settings.admissionSeconds, input.now]);
         const room = toRoom(rows[0] as RoomRow);
         await appendOutbox(c, origin, input.now, [waitingRoomChanged(room)]);
+        await appendAuditEntry(c, input.audit);
         return room;
       });
       return result.ok ? result.value : unexpected('setWaitingRoom', result);

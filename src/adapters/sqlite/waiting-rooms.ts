@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { QueueEntry, QueueEntryState, WaitingRoom } from '../../domain/index.js';
 import type { AdmitQueueOutcome, JoinQueueOutcome, MoveQueueEntryOutcome, WaitingRoomStore } from '../../ports/engine/index.js';
 import { waitingRoomChanged } from '../shared/outbox-drafts.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import { isUniqueViolation } from './shared.js';
@@ -27,6 +28,7 @@ export const toEntry = (r: EntryRow): QueueEntry => ({
  * no-double-admission guard.
  */
 export function sqliteWaitingRooms(db: Db, gc: GroupCommit, ob: OutboxWriter): WaitingRoomStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     room: db.prepare('SELECT * FROM waiting_rooms WHERE activity_id = ?'),
     enabled: db.prepare('SELECT * FROM waiting_rooms WHERE enabled = 1 ORDER BY activity_id LIMIT ?'),
@@ -71,6 +73,7 @@ export function sqliteWaitingRooms(db: Db, gc: GroupCommit, ob: OutboxWriter): W
           activityId: input.activityId, enabled: input.settings.enabled ? 1 : 0, rate: input.settings.admitPerMinute, seconds: input.settings.admissionSeconds, now: input.now,
         }) as RoomRow);
         ob.append(input.now, [waitingRoomChanged(room)]);
+        auditLog.append(input.audit);
         return room;
       }),
 

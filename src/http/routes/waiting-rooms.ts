@@ -4,7 +4,7 @@ import type { ServerResponse } from 'node:http';
 import { getQueuePlace, getWaitingRoom, joinQueue, leaveQueue, setWaitingRoom, type QueueView } from '../../app/waiting-rooms.js';
 import { AppError } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
-import { guard, requireUser, roleGuard } from '../auth.js';
+import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
 import { buyerGate } from '../buyer-gate.js';
 import { HttpError } from '../http-error.js';
 import { errorResponses } from '../schemas.js';
@@ -37,7 +37,7 @@ export const waitingRoomRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => 
       body: WaitingRoomBody,
       response: { 200: WaitingRoomResponse, ...errorResponses(400, 401, 403, 404, 503) },
     },
-  }, async (request) => setWaitingRoom(ctx, request.params.activityId, request.body));
+  }, async (request) => setWaitingRoom(ctx, request.params.activityId, request.body, requireRole(tokens, request, ['ADMIN'])));
 
   app.get('/admin/activities/:activityId/waiting-room', {
     onRequest: roleGuard(deps, ['ADMIN']),

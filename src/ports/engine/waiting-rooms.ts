@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { QueueEntry, QueueEntryState, WaitingRoom, WaitingRoomSettings } from '../../domain/index.js';
 
 /**
@@ -9,6 +10,8 @@ export interface SetWaitingRoomInput {
   readonly activityId: string;
   readonly settings: WaitingRoomSettings;
   readonly now: number;
+  /** The organizer's change for the audit trail (issue 26 item 5), written in the same transaction. */
+  readonly audit?: AuditEntryDraft | null;
 }
 
 export interface JoinQueueInput {
