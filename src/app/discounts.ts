@@ -1,3 +1,4 @@
+import { auditDraft, type Actor } from './audit-trail.js';
 import { disableDiscount, newDiscount, normalizeDiscountCode, type DiscountCode, type NewDiscountInput } from '../domain/index.js';
 import type { OutboxEvent, OutboxSink } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
@@ -28,9 +29,10 @@ export const discountView = (d: DiscountCode): DiscountView => ({
   createdAt: new Date(d.createdAt).toISOString(),
 });
 
-export async function createDiscountCode(ctx: AppContext, input: Omit<NewDiscountInput, 'now'>): Promise<DiscountView> {
+export async function createDiscountCode(ctx: AppContext, input: Omit<NewDiscountInput, 'now'>, actor?: Actor): Promise<DiscountView> {
   const discount = unwrap(newDiscount({ ...input, now: ctx.clock.now() }));
-  const created = await ctx.store.createDiscount(discount);
+  const audit = auditDraft(ctx, actor, { action: 'discount.created', entityType: 'discount', entityId: discount.code, showId: null, before: null, after: { ...discountView(discount) } });
+  const created = await ctx.store.createDiscount(discount, audit);
   if (!created.ok) throw new AppError('DISCOUNT_CODE_TAKEN', `a discount code ${discount.code} exists already`);
   return discountView(created.discount);
 }
@@ -40,12 +42,13 @@ export async function listDiscountCodes(ctx: AppContext, page: { limit: number; 
 }
 
 /** Disabling is final: orders holding a use keep it; no new order takes the code. Disabling twice answers the code as it is. */
-export async function disableDiscountCode(ctx: AppContext, rawCode: string): Promise<DiscountView> {
+export async function disableDiscountCode(ctx: AppContext, rawCode: string, actor?: Actor): Promise<DiscountView> {
   const code = normalizeDiscountCode(rawCode);
   const current = found(await ctx.store.getDiscount(code), 'DISCOUNT_NOT_FOUND', 'no such discount code');
   if (current.status === 'DISABLED') return discountView(current);
   const next = unwrap(disableDiscount(current));
-  const outcome = await ctx.store.disableDiscount({ code, from: current.status, to: next.status });
+  const audit = auditDraft(ctx, actor, { action: 'discount.disabled', entityType: 'discount', entityId: code, showId: null, before: { status: current.status }, after: { status: next.status } });
+  const outcome = await ctx.store.disableDiscount({ code, from: current.status, to: next.status }, audit);
   if (outcome.ok) return discountView(outcome.discount);
   return discountView(found(await ctx.store.getDiscount(code), 'DISCOUNT_NOT_FOUND', 'no such discount code'));
 }

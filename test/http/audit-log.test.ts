@@ -100,6 +100,17 @@ describe('the audit log', () => {
     expect(entries[1]).toMatchObject({ before: null, after: { enabled: true, admitPerMinute: 600, admissionSeconds: 600 } });
   });
 
+  it('records discount codes created and disabled; a code refused as taken leaves no entry', async () => {
+    const body = { code: 'AUDIT10', percentOff: 10, validFrom: new Date(Date.now() - 60_000).toISOString(), validUntil: new Date(Date.now() + 86_400_000).toISOString(), maxUses: 5, perUserMax: 1 };
+    expect((await admin.request('POST', '/api/v1/admin/discounts', body)).status).toBe(201);
+    expect((await admin.request('POST', '/api/v1/admin/discounts', body)).status).toBe(409);
+    expect((await admin.request('POST', '/api/v1/admin/discounts/AUDIT10/disable')).status).toBe(200);
+    const entries = (await log('?entityType=discount&entityId=AUDIT10')).body.entries;
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(['discount.disabled', 'discount.created']);
+    expect(entries[1]).toMatchObject({ actorId: adminId, before: null, after: { code: 'AUDIT10', maxUses: 5 } });
+    expect(entries[0]).toMatchObject({ before: { status: 'ACTIVE' }, after: { status: 'DISABLED' } });
+  });
+
   it('filters by actor and pages within its bounds', async () => {
     const all = (await log(`?actorId=${adminId}&limit=100`)).body;
     expect(all.entries.length).toBeGreaterThanOrEqual(9);

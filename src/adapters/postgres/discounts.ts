@@ -1,6 +1,7 @@
+import { appendAuditEntry } from './change-log.js';
 import type pg from 'pg';
 import type { Order } from '../../domain/index.js';
-import type { DiscountStore } from '../../ports/engine/index.js';
+import type { DisableDiscountOutcome, DiscountStore } from '../../ports/engine/index.js';
 import { toDiscount, type DiscountRow } from '../shared/discount-rows.js';
 import { unexpected, type PgDb } from './db.js';
 
@@ -34,11 +35,14 @@ export async function takeDiscountUse(c: pg.ClientBase, order: Order): Promise<T
 
 export function pgDiscounts(db: PgDb): DiscountStore {
   return {
-    async createDiscount(d) {
-      const result = await db.statement('createDiscount', (c) => c.query(
+    async createDiscount(d, audit) {
+      const result = await db.tx('createDiscount', async (c) => {
+        await c.query(
         `INSERT INTO discount_codes (code, percent_off, amount_off_cents, show_ids, valid_from, valid_until, max_uses, per_user_max, uses, status, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, $10)`,
-        [d.code, d.off.kind === 'PERCENT' ? d.off.percent : null, d.off.kind === 'AMOUNT' ? d.off.cents : null, d.showIds, d.validFrom, d.validUntil, d.maxUses, d.perUserMax, d.status, d.createdAt]));
+        [d.code, d.off.kind === 'PERCENT' ? d.off.percent : null, d.off.kind === 'AMOUNT' ? d.off.cents : null, d.showIds, d.validFrom, d.validUntil, d.maxUses, d.perUserMax, d.status, d.createdAt]);
+        await appendAuditEntry(c, audit);
+      });
       if (result.ok) return { ok: true, discount: d };
       if (result.kind === 'unique') return { ok: false, code: 'CODE_TAKEN' };
       return unexpected('createDiscount', result);
@@ -51,9 +55,14 @@ export function pgDiscounts(db: PgDb): DiscountStore {
       const { rows } = await db.query<DiscountRow>('SELECT * FROM discount_codes ORDER BY created_at DESC, code COLLATE "C" LIMIT $1 OFFSET $2', [page.limit, page.offset]);
       return rows.map(toDiscount);
     },
-    async disableDiscount(input) {
-      const { rows } = await db.query<DiscountRow>('UPDATE discount_codes SET status = $1 WHERE code = $2 AND status = $3 RETURNING *', [input.to, input.code, input.from]);
-      return rows[0] === undefined ? { ok: false, stale: 'discount' } : { ok: true, discount: toDiscount(rows[0]) };
+    async disableDiscount(input, audit) {
+      const result = await db.tx('disableDiscount', async (c): Promise<DisableDiscountOutcome> => {
+        const { rows } = await c.query<DiscountRow>('UPDATE discount_codes SET status = $1 WHERE code = $2 AND status = $3 RETURNING *', [input.to, input.code, input.from]);
+        if (rows[0] === undefined) return { ok: false, stale: 'discount' };
+        await appendAuditEntry(c, audit);
+        return { ok: true, discount: toDiscount(rows[0]) };
+      });
+      return result.ok ? result.value : unexpected('disableDiscount', result);
     },
     // One statement: the redemption marked returned (once) and both counters lowered with it.
     async returnDiscountUse(input) {

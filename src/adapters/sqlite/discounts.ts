@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { DiscountCode, Order } from '../../domain/index.js';
 import type { DiscountStore } from '../../ports/engine/index.js';
 import { toDiscount, type DiscountRow } from '../shared/discount-rows.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import { isUniqueViolation } from './shared.js';
 
@@ -34,6 +35,7 @@ export function discountUseTaker(db: Db): (order: Order) => TakeUseRefusal | nul
 }
 
 export function sqliteDiscounts(db: Db, gc: GroupCommit): DiscountStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insert: db.prepare(`INSERT INTO discount_codes (code, percent_off, amount_off_cents, show_ids, valid_from, valid_until, max_uses, per_user_max, uses, status, created_at)
       VALUES (@code, @percentOff, @amountOffCents, @showIds, @validFrom, @validUntil, @maxUses, @perUserMax, 0, @status, @createdAt)`),
@@ -50,9 +52,10 @@ export function sqliteDiscounts(db: Db, gc: GroupCommit): DiscountStore {
     maxUses: d.maxUses, perUserMax: d.perUserMax, status: d.status, createdAt: d.createdAt,
   });
   return {
-    createDiscount: (discount) => gc.write('createDiscount', () => {
+    createDiscount: (discount, audit) => gc.write('createDiscount', () => {
       try {
         q.insert.run(row(discount));
+        auditLog.append(audit);
         return { ok: true, discount } as const;
       } catch (error) {
         if (isUniqueViolation(error)) return { ok: false, code: 'CODE_TAKEN' } as const;
@@ -64,9 +67,11 @@ export function sqliteDiscounts(db: Db, gc: GroupCommit): DiscountStore {
       return found === undefined ? null : toDiscount(found);
     },
     listDiscounts: async (page) => (q.list.all(page.limit, page.offset) as DiscountRow[]).map(toDiscount),
-    disableDiscount: (input) => gc.write('disableDiscount', () => {
+    disableDiscount: (input, audit) => gc.write('disableDiscount', () => {
       const changed = q.disable.get(input.to, input.code, input.from) as DiscountRow | undefined;
-      return changed === undefined ? ({ ok: false, stale: 'discount' } as const) : ({ ok: true, discount: toDiscount(changed) } as const);
+      if (changed === undefined) return { ok: false, stale: 'discount' } as const;
+      auditLog.append(audit);
+      return { ok: true, discount: toDiscount(changed) } as const;
     }),
     returnDiscountUse: (input) => gc.write('returnDiscountUse', () => {
       const redemption = q.returnUse.get(input.now, input.orderId) as { code: string; user_id: string } | undefined;

@@ -20,14 +20,14 @@ export const discountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       response: { 201: DiscountResponse, ...errorResponses(400, 401, 403, 409, 422) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const admin = requireRole(tokens, request, ['ADMIN']);
     const b = request.body;
     const created = await createDiscountCode(ctx, {
       code: b.code, validFrom: Date.parse(b.validFrom), validUntil: Date.parse(b.validUntil), maxUses: b.maxUses, perUserMax: b.perUserMax,
       ...(b.percentOff === undefined ? {} : { percentOff: b.percentOff }),
       ...(b.amountOffCents === undefined ? {} : { amountOffCents: b.amountOffCents }),
       ...(b.showIds === undefined ? {} : { showIds: b.showIds }),
-    });
+    }, admin);
     return reply.status(201).send(created);
   });
 
@@ -55,7 +55,7 @@ export const discountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       response: { 200: DiscountResponse, ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['ADMIN']);
-    return disableDiscountCode(ctx, request.params.code);
+    const admin = requireRole(tokens, request, ['ADMIN']);
+    return disableDiscountCode(ctx, request.params.code, admin);
   });
 };

@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { DiscountCode, DiscountStatus } from '../../domain/index.js';
 import type { Page, Stale } from './common.js';
 
@@ -25,13 +26,13 @@ export type ReturnDiscountUseOutcome = { readonly ok: true; readonly returned: b
  * (order_id unique) is written. Either refusal rolls the whole order back.
  */
 export interface DiscountStore {
-  /** Insert; the code is unique (else CODE_TAKEN). */
-  createDiscount(discount: DiscountCode): Promise<CreateDiscountOutcome>;
+  /** Insert; the code is unique (else CODE_TAKEN). Both writes carry the admin's audit-trail entry, written only when they commit. */
+  createDiscount(discount: DiscountCode, audit?: AuditEntryDraft | null): Promise<CreateDiscountOutcome>;
   getDiscount(code: string): Promise<DiscountCode | null>;
   /** Newest first (createdAt desc, then code). */
   listDiscounts(page: Page): Promise<DiscountCode[]>;
   /** Compare-and-set on status `from` (else stale). */
-  disableDiscount(input: DisableDiscountInput): Promise<DisableDiscountOutcome>;
+  disableDiscount(input: DisableDiscountInput, audit?: AuditEntryDraft | null): Promise<DisableDiscountOutcome>;
   /**
    * Gives the order's use back, once: its redemption is marked returned, and the code's and the
    * buyer's counters go down by one, in one transaction; an order with no use held answers
