@@ -52,6 +52,12 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A buyer's refund outside the show's refund policy (issue 25). */
+  'REFUND_NOT_ALLOWED',
+  /** The order is not TICKETED (a whole refund is pending or done, or it was never paid). */
+  'ORDER_NOT_REFUNDABLE',
+  /** A named ticket is not a VALID ticket of the order (used, refunded, pending, or someone else's). */
+  'TICKET_NOT_REFUNDABLE',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -21,3 +21,4 @@ export * from './webhook-rules.js';
 export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
+export * from './refund.js';

@@ -16,6 +16,7 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
+import { pgRefunds } from './refunds.js';
 import { pgSweeps } from './sweeps.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
@@ -86,6 +87,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
+    ...pgRefunds(lanes.checkout, origin),
     pools,
     lanes,
     async ping() {

@@ -17,6 +17,7 @@ import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteRefunds } from './refunds.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
@@ -105,6 +106,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
+    ...sqliteRefunds(db, gc, shows, shared, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -16,11 +16,16 @@ export type OutboxEventType =
   | 'order.refunded'
   | 'tickets.issued'
   | 'ticket.checked_in'
-  | 'show.changed';
+  | 'show.changed'
+  | 'refund.requested'
+  | 'refund.completed'
+  | 'refund.failed'
+  | 'show.cancelled';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
+  'refund.requested', 'refund.completed', 'refund.failed', 'show.cancelled',
 ];
 
 export interface OutboxEvent {
