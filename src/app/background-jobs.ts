@@ -2,6 +2,7 @@ import { limits } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
+import { sweepPendingRefunds } from './refunds.js';
 import { sweepPaidOrders } from './tickets.js';
 
 export interface BackgroundIntervals {
@@ -30,6 +31,8 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals):
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
     { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },
     { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
+    // Order refunds whose job was lost (a crash) or whose provider was away: resumed, once each.
+    { name: 'order-refunds', everyMs: intervals.reconcileMs, run: () => sweepPendingRefunds(ctx, intervals.reconcileAfterMs) },
   ];
 }
 

@@ -38,6 +38,9 @@ export interface ShowView {
   capacity: number;
   /** Seats one buyer may hold and buy of this show. */
   maxSeatsPerUser: number;
+  /** The refund and exchange policy: hours before the start a buyer may still refund / exchange; null: not by the buyer. */
+  refundUntilHoursBefore: number | null;
+  exchangeUntilHoursBefore: number | null;
   sections: SectionView[];
 }
 
@@ -58,6 +61,8 @@ export function showView(show: Show, now: number, defaultSeatsPerUser: number, d
     secondsRemaining: window.secondsRemaining,
     capacity: show.capacity,
     maxSeatsPerUser: seatLimitOf(show, defaultSeatsPerUser),
+    refundUntilHoursBefore: show.refundUntilHoursBefore ?? null,
+    exchangeUntilHoursBefore: show.exchangeUntilHoursBefore ?? null,
     sections: show.seatMap.sections.map((s): SectionView => (s.kind === 'SEATED' ? { ...s, accessible: s.accessible.map((p) => ({ ...p })) } : { ...s })),
   };
 }

@@ -1,6 +1,7 @@
 import type { JobHandlers, JobPayloads } from '../ports/jobs.js';
 import type { AppContext } from './context.js';
 import { expireHold } from './expiry.js';
+import { processRefund } from './refunds.js';
 import { issueOrderTickets } from './tickets.js';
 
 /**
@@ -17,5 +18,8 @@ export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayload
       await issueOrderTickets(ctx, orderId);
     },
     'deliver-webhook': (data) => webhooks.runJob(data),
+    'process-refund': async ({ refundId }) => {
+      await processRefund(ctx, refundId);
+    },
   };
 }

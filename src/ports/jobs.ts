@@ -10,6 +10,8 @@ export interface JobPayloads {
   'issue-tickets': { readonly orderId: string };
   /** One delivery attempt of one webhook event (key `deliver-webhook:{deliveryId}:{attempt}`). */
   'deliver-webhook': { readonly deliveryId: string; readonly attempt: number };
+  /** Ask the provider for one refund's money and settle it (key `process-refund:{refundId}`). */
+  'process-refund': { readonly refundId: string };
 }
 
 export type JobName = keyof JobPayloads;
