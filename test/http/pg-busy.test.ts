@@ -120,6 +120,8 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/shows/{showId}/revoked-tickets', url: () => `/api/v1/shows/${showId}/revoked-tickets`, expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/me/holds', url: () => '/api/v1/me/holds', expect: 'busy' },
     { method: 'POST', path: '/api/v1/orders/{orderId}/cancel', url: () => `/api/v1/orders/${orderId}/cancel`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/orders/{orderId}/refund', url: () => `/api/v1/orders/${ticketedOrderId}/refund`, body: () => ({}), headers: () => ({ 'x-idempotency-key': 'busy-refund-1' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/orders/{orderId}/refunds', url: () => `/api/v1/orders/${ticketedOrderId}/refunds`, expect: 'busy' },
     { method: 'GET', path: '/api/v1/orders/{orderId}/tickets.pdf', url: () => `/api/v1/orders/${ticketedOrderId}/tickets.pdf`, expect: 'busy' },
     { method: 'PATCH', path: '/api/v1/admin/shows/{showId}', url: () => `/api/v1/admin/shows/${showId}`, body: () => ({ title: 'Renamed' }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/users', url: () => '/api/v1/admin/users?q=busy', expect: 'busy', as: 'admin' },
