@@ -3,6 +3,7 @@ import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
 import { sweepPendingRefunds } from './refunds.js';
+import { sweepShowCancellations } from './show-cancellation.js';
 import { sweepPaidOrders } from './tickets.js';
 
 export interface BackgroundIntervals {
@@ -33,6 +34,8 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals):
     { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
     // Order refunds whose job was lost (a crash) or whose provider was away: resumed, once each.
     { name: 'order-refunds', everyMs: intervals.reconcileMs, run: () => sweepPendingRefunds(ctx, intervals.reconcileAfterMs) },
+    // Cancellations cut short (a crash, a provider away, orders paid late): resumed until every paid order is refunded.
+    { name: 'show-cancellations', everyMs: intervals.reconcileMs, run: () => sweepShowCancellations(ctx) },
   ];
 }
 

@@ -2,6 +2,7 @@ import type { JobHandlers, JobPayloads } from '../ports/jobs.js';
 import type { AppContext } from './context.js';
 import { expireHold } from './expiry.js';
 import { processRefund } from './refunds.js';
+import { runShowCancellation } from './show-cancellation.js';
 import { issueOrderTickets } from './tickets.js';
 
 /**
@@ -20,6 +21,9 @@ export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayload
     'deliver-webhook': (data) => webhooks.runJob(data),
     'process-refund': async ({ refundId }) => {
       await processRefund(ctx, refundId);
+    },
+    'cancel-show': async ({ showId }) => {
+      await runShowCancellation(ctx, showId);
     },
   };
 }

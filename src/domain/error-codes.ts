@@ -58,6 +58,8 @@ export const domainErrorCodes = [
   'ORDER_NOT_REFUNDABLE',
   /** A named ticket is not a VALID ticket of the order (used, refunded, pending, or someone else's). */
   'TICKET_NOT_REFUNDABLE',
+  /** The show was cancelled: no hold, no sale, no second cancellation. */
+  'SHOW_CANCELLED',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -93,6 +93,9 @@ export interface Show {
    */
   readonly refundUntilHoursBefore?: number | null;
   readonly exchangeUntilHoursBefore?: number | null;
+  /** Set when an organizer cancelled the show: nothing is sold any more, every paid order is refunded. */
+  readonly cancelledAt?: number | null;
+  readonly cancelReason?: string | null;
 }
 
 /** A seat as the booking core sees it. `version` increases on every change (optimistic locking). */

@@ -26,7 +26,7 @@ describe.each(storeFactories)('refunds on $name', (factory) => {
       hold: { holdId: hold.holdId, from: 'ACTIVE', to: 'CONFIRMED' },
     };
     if (!(await h.store.settlePayment(plan)).ok) throw new Error('settle');
-    const drafts: TicketDraft[] = hold.lines.flatMap((line) => (line.kind === 'SEATS'
+    const drafts: TicketDraft[] = hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
       ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId }))
       : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
     const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: drafts, now: T0 + 20 });

@@ -17,6 +17,7 @@ import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
+import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
@@ -88,6 +89,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
     ...pgRefunds(lanes.checkout, origin),
+    ...pgShowCancellations(lanes.checkout, origin),
     pools,
     lanes,
     async ping() {

@@ -513,6 +513,8 @@ export const pgMigrations: readonly PgMigration[] = [
     ALTER TABLE orders ADD CONSTRAINT orders_refunded_within_amount CHECK (refunded_cents >= 0 AND refunded_cents <= amount_cents);
     ALTER TABLE shows ADD COLUMN refund_until_hours_before integer CHECK (refund_until_hours_before IS NULL OR refund_until_hours_before >= 0);
     ALTER TABLE shows ADD COLUMN exchange_until_hours_before integer CHECK (exchange_until_hours_before IS NULL OR exchange_until_hours_before >= 0);
+    ALTER TABLE shows ADD COLUMN cancelled_at bigint;
+    ALTER TABLE shows ADD COLUMN cancel_reason text;
     CREATE TABLE refunds (
       refund_id text PRIMARY KEY,
       order_id text NOT NULL REFERENCES orders(order_id),

@@ -16,6 +16,8 @@ export interface ShowRow {
   campaign?: string | null;
   refund_until_hours_before?: number | null;
   exchange_until_hours_before?: number | null;
+  cancelled_at?: number | string | null;
+  cancel_reason?: string | null;
 }
 
 export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null }
@@ -43,6 +45,7 @@ export const toShow = (r: ShowRow): Show => ({
   ...(r.campaign === 'FLASH_SALE' || r.campaign === 'BARGAIN' ? { campaign: r.campaign } : {}),
   refundUntilHoursBefore: r.refund_until_hours_before ?? null,
   exchangeUntilHoursBefore: r.exchange_until_hours_before ?? null,
+  ...(r.cancelled_at === undefined || r.cancelled_at === null ? {} : { cancelledAt: Number(r.cancelled_at), cancelReason: r.cancel_reason ?? null }),
 });
 
 export const toPayment = (r: PaymentRow): Payment => ({

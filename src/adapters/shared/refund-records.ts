@@ -39,3 +39,8 @@ export function refundFailed(refund: Refund, changes: InventoryChanges): OutboxD
     data: { refundId: refund.refundId, orderId: refund.orderId, userId: refund.userId, showId: refund.showId, reason: refund.reason, ticketIds: refund.ticketIds },
   };
 }
+
+/** A show was cancelled: a notifier tells its buyers; sales stopped (show.changed follows with the new details). */
+export function showCancelled(showId: string, reason: string): OutboxDraft {
+  return { type: 'show.cancelled', showId, data: { showId, reason }, changes: null };
+}

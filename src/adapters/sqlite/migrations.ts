@@ -416,6 +416,8 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE orders ADD COLUMN refunded_cents INTEGER NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0 AND refunded_cents <= amount_cents);
       ALTER TABLE shows ADD COLUMN refund_until_hours_before INTEGER CHECK (refund_until_hours_before IS NULL OR refund_until_hours_before >= 0);
       ALTER TABLE shows ADD COLUMN exchange_until_hours_before INTEGER CHECK (exchange_until_hours_before IS NULL OR exchange_until_hours_before >= 0);
+      ALTER TABLE shows ADD COLUMN cancelled_at INTEGER;
+      ALTER TABLE shows ADD COLUMN cancel_reason TEXT;
       CREATE TABLE refunds (
         refund_id TEXT PRIMARY KEY,
         order_id TEXT NOT NULL REFERENCES orders(order_id),

@@ -18,6 +18,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteRefunds } from './refunds.js';
+import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
@@ -107,6 +108,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     ...sqliteRefunds(db, gc, shows, shared, ob),
+    ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -9,7 +9,7 @@ import type { OrderStore } from './orders.js';
 import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { SettingsStore } from './settings.js';
-import type { RefundStore } from './refunds.js';
+import type { RefundStore, ShowCancellationStore } from './refunds.js';
 import type { ShowStore } from './shows.js';
 import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
@@ -44,7 +44,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, RefundStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, RefundStore, ShowCancellationStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-import type { Order, RefundActor } from '../../domain/index.js';
+import type { Hold, Order, RefundActor, Show } from '../../domain/index.js';
 import type { InventoryChanges, KeysetPosition, Stale } from './common.js';
 
 export const refundStatuses = ['PENDING', 'REFUNDED', 'REFUSED'] as const;
@@ -82,4 +82,49 @@ export interface RefundStore {
   pendingRefunds(updatedBefore: number, after: KeysetPosition | null, limit: number): Promise<Refund[]>;
   /** What the order's refunds already took (PENDING and REFUNDED), in cents. */
   refundedCentsOfOrder(orderId: string): Promise<number>;
+}
+
+export interface CancelShowInput {
+  readonly showId: string;
+  readonly reason: string;
+  readonly now: number;
+}
+
+export type CancelShowOutcome =
+  | { readonly ok: true; readonly show: Show }
+  | { readonly ok: false; readonly code: 'SHOW_NOT_FOUND' }
+  /** Cancelled before: nothing written, the stored show (the cancellation goes on as it was). */
+  | { readonly ok: false; readonly code: 'SHOW_CANCELLED'; readonly show: Show };
+
+/** Where a show's cancellation stands, read from the orders and refunds themselves (their states are the durable per-order cursor). */
+export interface CancellationProgress {
+  /** The show's orders by status (TICKETED ones with a valid ticket are still to refund). */
+  readonly ordersByStatus: Readonly<Record<string, number>>;
+  /** TICKETED orders that still have a VALID ticket: left to refund. */
+  readonly ordersToRefund: number;
+  /** The show's refunds by status. */
+  readonly refundsByStatus: Readonly<Record<string, number>>;
+  readonly activeHolds: number;
+}
+
+/**
+ * A show's cancellation (issue 25): one conditional update stops the sale at once; a background
+ * pass then releases the holds and refunds every paid order, each through requestRefund under the
+ * key `cancel:{showId}` (the unique (order_id, idempotency_key) makes it once per order, whoever
+ * runs the pass and however often it is resumed).
+ */
+export interface ShowCancellationStore {
+  /**
+   * Precondition: the show exists and is published (else SHOW_NOT_FOUND) and is not cancelled
+   * (else SHOW_CANCELLED). Effect: cancelled_at = now, the reason, version + 1; outbox
+   * 'show.cancelled' {showId, reason} and 'show.changed'.
+   */
+  cancelShow(input: CancelShowInput): Promise<CancelShowOutcome>;
+  /** Up to `limit` ACTIVE holds of the show, by hold id. */
+  activeHoldsOfShow(showId: string, limit: number): Promise<Hold[]>;
+  /** The show's TICKETED orders with at least one VALID ticket, by order id, after `afterOrderId`. */
+  refundableOrdersOfShow(showId: string, afterOrderId: string | null, limit: number): Promise<Order[]>;
+  cancellationProgress(showId: string): Promise<CancellationProgress>;
+  /** Cancelled shows with something left to do (a refundable or PAID order, a PENDING refund, an ACTIVE hold), at most `limit`. */
+  unfinishedCancellations(limit: number): Promise<string[]>;
 }

@@ -291,6 +291,7 @@ export const en = {
   errorORDER_NOT_CANCELLABLE: 'This order can no longer be cancelled.',
   errorREFUND_NOT_ALLOWED: 'The show\'s refund policy no longer allows a refund. Please contact the organizer.',
   errorORDER_NOT_REFUNDABLE: 'This order cannot be refunded now: a refund is already under way or done.',
+  errorSHOW_CANCELLED: 'This show was cancelled. Paid orders are refunded automatically.',
   errorTICKET_NOT_REFUNDABLE: 'A chosen ticket can no longer be refunded (used, refunded, or being refunded).',
   errorORDER_NOT_TICKETED: 'The tickets of this order are not issued yet. Try again in a moment.',
   errorACTIVITY_OFFLINE: 'This sale has been taken offline by its organizer.',

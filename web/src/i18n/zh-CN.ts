@@ -284,6 +284,7 @@ export const zhCN: Record<MessageKey, string> = {
   errorORDER_NOT_CANCELLABLE: '该订单已无法取消。',
   errorREFUND_NOT_ALLOWED: '根据本场演出的退票规则，现已无法退票。请联系主办方。',
   errorORDER_NOT_REFUNDABLE: '该订单当前无法退款：退款已在处理中或已完成。',
+  errorSHOW_CANCELLED: '该演出已取消，已支付的订单将自动退款。',
   errorTICKET_NOT_REFUNDABLE: '所选电子票已无法退票（已检票、已退票或正在退票）。',
   errorORDER_NOT_TICKETED: '该订单的电子票尚未出票，请稍后再试。',
   errorACTIVITY_OFFLINE: '该活动已被主办方下线。',
