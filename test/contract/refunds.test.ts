@@ -153,4 +153,27 @@ describe.each(storeFactories)('refunds on $name', (factory) => {
       expect(await h.store.refundsByOrder(order.orderId)).toHaveLength(1);
     }
   });
+
+  it('cancels a show once; lists its active holds and refundable orders; counts the progress', async () => {
+    const show = await newShow(h.store, [seated('C', 1, 10)]);
+    const userId = await newUser(h.store);
+    const order = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['C-1-1'] })));
+    const hold = held(await h.store.claimSeats({ ...claimBase(show, await newUser(h.store)), seatIds: ['C-1-2'] }));
+    const both = await Promise.all([h.store.cancelShow({ showId: show.showId, reason: 'storm', now: T0 + 50 }), h.store.cancelShow({ showId: show.showId, reason: 'again', now: T0 + 51 })]);
+    expect(both.filter((b) => b.ok)).toHaveLength(1);
+    expect(both.find((b) => !b.ok)).toMatchObject({ ok: false, code: 'SHOW_CANCELLED', show: { cancelledAt: T0 + 50, cancelReason: 'storm' } });
+    expect(await h.store.cancelShow({ showId: 'shw_none', reason: 'x', now: T0 })).toEqual({ ok: false, code: 'SHOW_NOT_FOUND' });
+    expect((await h.store.getShow(show.showId))?.cancelledAt).toBe(T0 + 50);
+    expect((await h.store.activeHoldsOfShow(show.showId, 10)).map((x) => x.holdId)).toEqual([hold.holdId]);
+    expect((await h.store.refundableOrdersOfShow(show.showId, null, 10)).map((o) => o.orderId)).toEqual([order.orderId]);
+    expect(await h.store.unfinishedCancellations(1000)).toContain(show.showId);
+    expect(await h.store.cancellationProgress(show.showId)).toEqual({ ordersByStatus: { TICKETED: 1 }, ordersToRefund: 1, refundsByStatus: {}, activeHolds: 1 });
+    // The cancellation's refund of the order: once per (order, key), whoever asks again.
+    const refund = { ...refundOf(show, userId, order, order.tickets.map((t) => t.ticketId), true, 5000, `cancel:${show.showId}`), requestedBy: 'ORGANIZER' as const };
+    expect((await h.store.requestRefund({ refund, orderFrom: 'TICKETED', now: T0 + 60 })).ok).toBe(true);
+    const second = await h.store.requestRefund({ refund: { ...refund, refundId: id('rfd') }, orderFrom: 'TICKETED', now: T0 + 61 });
+    expect(second).toMatchObject({ ok: false, code: 'REFUND_EXISTS', refund: { refundId: refund.refundId } });
+    expect(await h.store.refundableOrdersOfShow(show.showId, null, 10)).toEqual([]);
+    expect((await h.store.cancellationProgress(show.showId)).refundsByStatus).toEqual({ PENDING: 1 });
+  });
 });

@@ -128,3 +128,46 @@ describe('buyer refunds (issue 25)', () => {
     expect((await refund(buyer, orderId, { ticketIds: ['tkt_nope'] })).body.code).toBe('TICKET_NOT_REFUNDABLE');
   });
 });
+
+describe('show cancellation (issue 25)', () => {
+  it('stops sales at once, releases holds, refunds every paid order once, shows its progress; a second cancel is 409', async () => {
+    const showId = await show();
+    const paid = [await ticketed(showId, ['A-1-1', 'A-1-2']), await ticketed(showId, ['A-1-3'])];
+    const holder = await new ApiClient(t.node.app).signUp(`holder${++seq}`);
+    const hold = await holder.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-1'] });
+    expect(hold.status).toBe(201);
+    const buyer = paid[0]?.buyer as ApiClient;
+    expect((await buyer.request('POST', `/api/v1/admin/shows/${showId}/cancel`, { reason: 'storm' })).status).toBe(403);
+    const cancelled = await admin.request('POST', `/api/v1/admin/shows/${showId}/cancel`, { reason: 'storm' });
+    expect(cancelled.status).toBe(202);
+    expect(cancelled.body).toMatchObject({ showId, reason: 'storm' });
+    // Sales stop at once.
+    const late = await holder.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-2'] });
+    expect({ status: late.status, code: late.body.code }).toEqual({ status: 409, code: 'SHOW_CANCELLED' });
+    expect((await holder.request('GET', `/api/v1/shows/${showId}`)).body).toMatchObject({ status: 'ENDED', cancelled: true, cancelReason: 'storm' });
+    const progress = await eventually(async () => {
+      const p = (await admin.request('GET', `/api/v1/admin/shows/${showId}/cancellation`)).body;
+      return p.done === true ? p : undefined;
+    });
+    expect(progress).toMatchObject({ ordersToRefund: 0, activeHolds: 0, ordersByStatus: { REFUNDED: 2 }, refundsByStatus: { REFUNDED: 2 } });
+    for (const { buyer: b, orderId } of paid) {
+      const refunds = (await b.request('GET', `/api/v1/orders/${orderId}/refunds`)).body.refunds;
+      expect(refunds).toHaveLength(1);
+      expect(refunds[0]).toMatchObject({ status: 'REFUNDED', whole: true, requestedBy: 'ORGANIZER' });
+    }
+    expect((await admin.request('GET', `/api/v1/shows/${showId}/revoked-tickets`)).body.ticketIds).toHaveLength(3);
+    expect((await t.node.ctx.store.getHold(hold.body.holdId))?.status).toBe('RELEASED');
+    const again = await admin.request('POST', `/api/v1/admin/shows/${showId}/cancel`, { reason: 'twice' });
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'SHOW_CANCELLED' });
+  });
+
+  it('bad input: no reason, a reason too long, an unknown show, progress of a show not cancelled', async () => {
+    const showId = await show();
+    for (const body of [{}, { reason: '' }, { reason: 'x'.repeat(501) }, { reason: 'ok', extra: 1 }]) {
+      const reply = await admin.request('POST', `/api/v1/admin/shows/${showId}/cancel`, body);
+      expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    }
+    expect((await admin.request('POST', '/api/v1/admin/shows/shw_nope/cancel', { reason: 'x' })).status).toBe(404);
+    expect((await admin.request('GET', `/api/v1/admin/shows/${showId}/cancellation`)).status).toBe(404);
+  });
+});
