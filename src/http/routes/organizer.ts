@@ -71,7 +71,7 @@ export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
   app.post('/admin/shows/:showId/cancel', {
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
-      tags: ['organizer'],
+      tags: ['admin'],
       summary: 'Cancel a show: sales stop at once, holds are released, every paid order is refunded in the background (ADMIN)',
       description: 'A second cancel is 409 SHOW_CANCELLED. Follow the progress at GET /admin/shows/{showId}/cancellation; a pass cut short (a crash) is resumed, each order refunded once.',
       security: [{ bearer: [] }],
@@ -84,7 +84,7 @@ export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
   app.get('/admin/shows/:showId/cancellation', {
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
-      tags: ['organizer'],
+      tags: ['admin'],
       summary: 'Progress of a show\'s cancellation: orders left to refund, refunds by status, holds left (ADMIN)',
       security: [{ bearer: [] }],
       params: ShowParams,
