@@ -108,7 +108,7 @@ export const en = {
   cancelShowButton: 'Cancel the show and refund every order',
   cancelShowConfirm: 'Cancel this show? Sales stop at once and every paid order is refunded.',
   cancelledShow: 'Cancelled: {reason}',
-  cancelProgress: '{refunded} refunded, {pending} in progress, {left} left to refund, {holds} holds left',
+  cancelProgress: '{refunded, plural, one {# order} other {# orders}} refunded, {pending} in progress, {left} left to refund, {holds, plural, one {# hold} other {# holds}} left',
   cancelDone: 'Every paid order has been refunded.',
   paySandbox: 'Pay {amount} (sandbox)',
   paying: 'Payment sent, waiting for confirmation…',
