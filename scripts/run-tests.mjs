@@ -41,10 +41,14 @@ const bookingSuites = [
     'webhooks',
     'flash-sales',
     'bargains',
+    'ops-metrics',
+    'notifications',
+    'audit-log',
     'refunds',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/restart/cancellation-resume.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',
+  'test/cli/audit.test.ts',
 ];
 /** The Redis gate over PostgreSQL: in the postgres+redis passes only (it needs Redis; skipped, saying so, when none answers). */
 const gateSuites = ['test/gate'];

@@ -129,6 +129,18 @@ drill
     process.exitCode = await runSellout(options);
   });
 
+program
+  .command('audit')
+  .description('Check the configured store\'s inventory and money for consistency, read-only beside a running server (same environment): '
+    + 'sold never above capacity, no seat in two tickets, counted stock = capacity − held − sold, paid orders ticketed and overdue holds released within the bound, '
+    + 'the provider\'s ledger agrees with the orders, the Redis gate with the store (when TICKETRUSH_REDIS_URL is set). Exit 0 clean, 1 violations, 2 could not run (missing, empty or unreachable store or Redis)')
+  .option('--json', 'print the report as JSON')
+  .option('--bound <seconds>', 'how long a PAID order may stay unticketed, or an expired hold ACTIVE, before it is a violation (default: TICKETRUSH_AUDIT_BOUND_SECONDS, 60)', wholeNumber(1, 86_400))
+  .action(async (options: { json?: boolean; bound?: number }) => {
+    const { runAuditCommand } = await import('./audit-command.js');
+    process.exitCode = await runAuditCommand({ json: options.json === true, ...(options.bound === undefined ? {} : { boundSeconds: options.bound }) });
+  });
+
 const importCommand = program.command('import').description('Load data into the configured store (beside a running server or not)');
 importCommand
   .command('codes')

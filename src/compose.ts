@@ -24,6 +24,9 @@ import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
+import { createNodemailerSender } from './adapters/email/nodemailer-sender.js';
+import { defaultEmailPolicy, NotificationMailer } from './app/notification-email.js';
+import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
@@ -33,6 +36,9 @@ import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
+import { startOpsFigures } from './app/ops-figures.js';
+import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
+import { pgLedgerReader } from './adapters/postgres/ledger-reader.js';
 import { feedingReadModel } from './app/read-model-store.js';
 import { redisGateSink } from './app/gate-sink.js';
 import { GateService } from './app/inventory-gate.js';
@@ -48,7 +54,7 @@ import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
 import type { Clock } from './ports/runtime.js';
-import type { OutboxSink, Store } from './ports/engine/index.js';
+import type { AuditReader, OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
   readonly app: FastifyInstance;
@@ -63,6 +69,11 @@ export interface Node {
    * deliveries (its runJob is the deliver-webhook job's handler).
    */
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /**
+   * Buyer notifications: the outbox relay's sink 'notifications' (registered with this process's
+   * relay), and the mailer (null when TICKETRUSH_SMTP_URL is not set).
+   */
+  readonly notifications: { readonly sink: OutboxSink; readonly mailer: NotificationMailer | null };
   /** The outbox relay's sink 'redis-gate' that keeps the Redis gate in step with every process's commits (register it with the relay); null without Redis. */
   readonly gateSink: OutboxSink | null;
   /**
@@ -249,6 +260,29 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     wake: () => webhookDelivery.wake(),
     onError: (what, error) => telemetry.jobFailed(what, error),
   });
+  // Notifications: rows from the outbox (always), emails when SMTP is configured, sent by
+  // background work only (the due pass woken by the sink, or the notification-email job).
+  const emailSender = config.email.smtpUrl === null ? null : createNodemailerSender({ url: config.email.smtpUrl, from: config.email.from, timeoutMs: config.email.timeoutMs });
+  const mailer = emailSender === null ? null : new NotificationMailer({
+    store,
+    clock,
+    random: () => randomInt(0, 2 ** 47) / 2 ** 47,
+    sender: emailSender,
+    jobs: config.redis === null ? null : queue,
+    // The lease outlasts an attempt many times over (connect, greeting and socket timeouts).
+    policy: { ...defaultEmailPolicy, retryBaseMs: config.email.retryBaseMs, leaseMs: Math.max(defaultEmailPolicy.leaseMs, 10 * config.email.timeoutMs) },
+    baseUrl: () => config.publicUrl !== '' ? config.publicUrl : baseUrl,
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
+  const notificationSink = createNotificationSink({
+    store,
+    clock,
+    newNotificationId: () => randomIds.newId('notification'),
+    email: mailer !== null,
+    jobs: config.redis === null ? null : queue,
+    wake: () => mailer?.wake(),
+    onError: (what, error) => telemetry.jobFailed(what, error),
+  });
   const webhookSettings: WebhookSettings = {
     // The configured listen address, the actual one once listening, and the public URL: a webhook
     // to any of them would deliver to this server itself.
@@ -265,7 +299,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
-    metrics: { contentType: registry.contentType, render: () => registry.metrics() },
+    metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
@@ -285,22 +319,36 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery));
+  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery, mailer));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
+  let emailTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
+  let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
+  // The auditor job's read-only view: on SQLite a read-only connection of its own (paged reads on
+  // this thread, never the store thread that decides the sales), with the sandbox ledger beside it;
+  // on PostgreSQL the checkout lane and the ledger's table.
+  const auditReader: AuditReader | null = config.database.kind === 'sqlite' ? openSqliteAuditReader(config.database.filename)
+    : isPgStore(store) ? { audit: (id) => store.audit(id), auditShowIds: (after, n) => store.auditShowIds(after, n), ledger: sandbox === null ? null : pgLedgerReader(store.lanes.checkout), close: async () => undefined }
+      : null;
   const release = async (): Promise<void> => {
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
+    opsFigures?.stop();
+    await auditReader?.close();
     await queue.close();
     if (webhookTimer !== null) clearInterval(webhookTimer);
+    if (emailTimer !== null) clearInterval(emailTimer);
     webhookDelivery.stop();
+    mailer?.stop();
     // Attempts in flight are bounded by the webhook timeout; wait a little for them to be
     // recorded, no longer: an unrecorded attempt is simply sent again after its lease.
     await Promise.race([webhookDelivery.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
     await webhookSender.close();
+    if (mailer !== null) await Promise.race([mailer.idle(), new Promise((resolve) => setTimeout(resolve, 1_000).unref())]);
+    await emailSender?.close();
     await app.close();
     await releaseStorage();
   };
@@ -320,7 +368,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     if (warmed > 0) app.log.info({ shows: warmed }, 'seat maps of the shows on sale loaded');
     // The outbox relay to its durable sinks (webhooks first), and retention (delivered rows older
     // than the retention), in bounded passes; every process runs it, cursors move by compare-and-set.
-    relay = startOutboxRelay(ctx, [webhookSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
+    opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
+    void opsFigures.now();
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -329,17 +380,25 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery));
+    queue.start(jobHandlers(ctx, webhookDelivery, mailer));
     jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
-    }), holder, (job, error) => telemetry.jobFailed(job, error));
+      auditMs: config.auditMs,
+      auditBoundMs: config.auditBoundSeconds * 1000,
+    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();
     webhookDelivery.wake();
+    // Due notification emails (retries, and any whose job was lost); each pass leases, so processes share.
+    if (mailer !== null) {
+      emailTimer = setInterval(() => mailer.wake(), config.email.sweepMs);
+      emailTimer.unref();
+      mailer.wake();
+    }
   };
   return {
     app,
@@ -349,6 +408,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     holder,
     startJobs,
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
+    notifications: { sink: notificationSink, mailer },
     gateSink,
     async listen() {
       const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');

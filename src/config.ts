@@ -45,6 +45,14 @@ export interface Config {
   readonly reconcileMs: number;
   readonly reconcileAfterMs: number;
   readonly liveConnectionsMax: number;
+  /** When set, GET /metrics requires `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
+  readonly metricsToken: string | null;
+  /** How often each process reads what is stuck for the gauges (TICKETRUSH_OPS_FIGURES_MS). */
+  readonly opsFiguresMs: number;
+  /** How often the auditor job runs, one process at a time (TICKETRUSH_AUDIT_MS). */
+  readonly auditMs: number;
+  /** A PAID order not ticketed, or an ACTIVE hold not released, this long is a violation (TICKETRUSH_AUDIT_BOUND_SECONDS). */
+  readonly auditBoundSeconds: number;
   /** Seats the seat-map read model keeps in memory, all shows together (least recently used dropped). */
   readonly readModelSeatsMax: number;
   /** Outbox rows every relay cursor has passed are deleted once they are this old (TICKETRUSH_OUTBOX_RETENTION_HOURS). */
@@ -55,6 +63,19 @@ export interface Config {
   readonly seatMapStreamsMax: number;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
+  /**
+   * Notification emails: sent through SMTP only when TICKETRUSH_SMTP_URL is set (smtp:// or
+   * smtps://, credentials in the URL); TICKETRUSH_SMTP_FROM is the sender; TICKETRUSH_SMTP_TIMEOUT_MS
+   * bounds one attempt; TICKETRUSH_EMAIL_RETRY_BASE_MS is the first retry's delay (doubled per
+   * attempt, up to an hour); TICKETRUSH_EMAIL_SWEEP_MS how often due emails are looked for.
+   */
+  readonly email: {
+    readonly smtpUrl: string | null;
+    readonly from: string;
+    readonly timeoutMs: number;
+    readonly retryBaseMs: number;
+    readonly sweepMs: number;
+  };
   /**
    * SQLite: final (given, else generated once into the data directory). PostgreSQL: the given ones
    * and freshly generated candidates for the others, which the start settles with the database
@@ -209,6 +230,10 @@ export function loadConfig(env: Env = process.env): Config {
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),
     reconcileAfterMs: int(env, 'TICKETRUSH_RECONCILE_AFTER_MS', 30_000, 0, 86_400_000),
     liveConnectionsMax: int(env, 'TICKETRUSH_LIVE_CONNECTIONS_MAX', 1000, 1, 100_000),
+    metricsToken: env.TICKETRUSH_METRICS_TOKEN || null,
+    opsFiguresMs: int(env, 'TICKETRUSH_OPS_FIGURES_MS', 15_000, 100, 600_000),
+    auditMs: int(env, 'TICKETRUSH_AUDIT_MS', 60_000, 100, 86_400_000),
+    auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
@@ -218,11 +243,26 @@ export function loadConfig(env: Env = process.env): Config {
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
       sweepMs: int(env, 'TICKETRUSH_WEBHOOK_SWEEP_MS', 5_000, 50, 600_000),
     }),
+    email: Object.freeze({
+      smtpUrl: smtpUrl(env),
+      from: env.TICKETRUSH_SMTP_FROM !== undefined && env.TICKETRUSH_SMTP_FROM !== '' ? env.TICKETRUSH_SMTP_FROM : 'TicketRush <no-reply@ticketrush.invalid>',
+      timeoutMs: int(env, 'TICKETRUSH_SMTP_TIMEOUT_MS', 15_000, 100, 120_000),
+      retryBaseMs: int(env, 'TICKETRUSH_EMAIL_RETRY_BASE_MS', 10_000, 10, 3_600_000),
+      sweepMs: int(env, 'TICKETRUSH_EMAIL_SWEEP_MS', 5_000, 50, 600_000),
+    }),
     secrets: Object.freeze(loadSecrets(env, dataDir, database.kind === 'sqlite')),
     secretsGiven: Object.freeze((Object.keys(secretVariables) as SecretName[]).filter((name) => Boolean(env[secretVariables[name]]))),
     rateLimits,
     warnings: Object.freeze(warnings),
   });
+}
+
+/** TICKETRUSH_SMTP_URL: unset or empty for no email; otherwise an smtp:// or smtps:// URL. */
+function smtpUrl(env: Env): string | null {
+  const raw = env.TICKETRUSH_SMTP_URL;
+  if (raw === undefined || raw === '') return null;
+  if (!/^smtps?:\/\/[^/\s]+/.test(raw)) throw new ConfigError('TICKETRUSH_SMTP_URL must be an smtp:// or smtps:// URL, e.g. smtp://user:pass@mail.example:587');
+  return raw;
 }
 
 /** Schema names go unquoted into DDL and a connection option: plain lower-case identifiers only. */

@@ -1,6 +1,7 @@
 import type { Role, User } from '../domain/index.js';
 import { usernameDisplayForm } from '../domain/username.js';
 import type { PasswordHasher } from '../ports/security.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, found } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
@@ -88,10 +89,14 @@ async function keepAdmin(ctx: AppContext, existing: User, password: string): Pro
  * (the count and the update commit together), so two admins demoting each other at once cannot
  * leave none.
  */
-export async function setRole(ctx: AppContext, username: string, role: Role): Promise<User> {
+export async function setRole(ctx: AppContext, username: string, role: Role, actor: Actor | null = null): Promise<User> {
   return withStaleRetries('user', async () => {
     const user = found(await ctx.store.findUserByUsername(username), 'USER_NOT_FOUND', 'no such user');
-    const outcome = await ctx.store.setRole({ userId: user.userId, expectedRole: user.role, role });
+    const audit = auditDraft(ctx, actor, {
+      action: role === user.role ? 'user.role_confirmed' : user.role === 'BUYER' ? 'user.role_granted' : role === 'BUYER' ? 'user.role_withdrawn' : 'user.role_changed',
+      entityType: 'user', entityId: user.userId, showId: null, before: { username: user.username, role: user.role }, after: { username: user.username, role },
+    });
+    const outcome = await ctx.store.setRole({ userId: user.userId, expectedRole: user.role, role, audit });
     if (outcome.ok) return done(outcome.user);
     if ('stale' in outcome) return again(outcome);
     if (outcome.code === 'LAST_ADMIN') throw new AppError('LAST_ADMIN', 'this is the last ADMIN account; make another user ADMIN first');

@@ -1,6 +1,7 @@
 import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type ActivitySummary, type ActivityTiming, type CampaignChange, type ShowEdit } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
+import type { Actor } from './audit-trail.js';
 import { bargainView, changeBargain, type BargainView } from './bargains.js';
 import { changeCodePool } from './code-pool-changes.js';
 import { changeFlashSale, flashSaleView, type FlashSaleView } from './flash-sales.js';
@@ -151,13 +152,13 @@ export async function getActivity(ctx: AppContext, activityId: string, viewerUse
 }
 
 /** The organizer's change of any activity: a show by the rules of PATCH /admin/shows/{id}, a campaign by its own. */
-export async function changeActivity(ctx: AppContext, activityId: string, change: CampaignChange): Promise<ActivityDetail> {
+export async function changeActivity(ctx: AppContext, activityId: string, change: CampaignChange, actor: Actor | null = null): Promise<ActivityDetail> {
   if ((await ctx.store.getFlashSale(activityId)) !== null) {
-    await changeFlashSale(ctx, activityId, change);
+    await changeFlashSale(ctx, activityId, change, actor);
   } else if ((await ctx.store.getBargain(activityId)) !== null) {
-    await changeBargain(ctx, activityId, change);
+    await changeBargain(ctx, activityId, change, actor);
   } else if ((await ctx.store.getCodePool(activityId)) !== null) {
-    await changeCodePool(ctx, activityId, change);
+    await changeCodePool(ctx, activityId, change, actor);
   } else {
     if (change.status !== undefined) throw new AppError('CHANGE_NOT_ALLOWED', 'a show cannot be taken offline; end its sale instead', { field: 'status' });
     const edit: ShowEdit = {
@@ -167,7 +168,7 @@ export async function changeActivity(ctx: AppContext, activityId: string, change
       ...(change.saleEndsAt === undefined ? {} : { saleEndsAt: change.saleEndsAt }),
     };
     try {
-      await editShow(ctx, activityId, edit);
+      await editShow(ctx, activityId, edit, actor);
     } catch (error) {
       if (error instanceof AppError && error.code === 'SHOW_NOT_FOUND') throw new AppError('ACTIVITY_NOT_FOUND', 'no such show or campaign');
       throw error;

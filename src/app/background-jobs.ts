@@ -1,4 +1,6 @@
 import { limits } from '../domain/index.js';
+import { auditSweepName, createAuditJob } from './audit-job.js';
+import type { AuditSource } from './inventory-audit.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
@@ -12,7 +14,13 @@ export interface BackgroundIntervals {
   readonly reconcileMs: number;
   /** A payment PENDING this long is worth asking the provider about. */
   readonly reconcileAfterMs: number;
+  /** The auditor's period and its bound (a PAID order or an overdue hold older than this is a violation). */
+  readonly auditMs?: number;
+  readonly auditBoundMs?: number;
 }
+
+/** Shows the audit job reads per run (a show at a time); the next run goes on from there. */
+const auditShowsPerRun = 20;
 
 /** A periodic safety net that one process at a time runs. */
 export interface PeriodicSweep {
@@ -26,8 +34,11 @@ export interface PeriodicSweep {
  * The registry of periodic sweeps: adding one (the outbox relay, webhook due-deliveries) is one
  * line here. Each is a bounded pass that is safe to run anywhere, any time, and never twice at once.
  */
-export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals): PeriodicSweep[] {
+export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, auditSource: AuditSource | null = null): PeriodicSweep[] {
   return [
+    ...(intervals.auditMs === undefined || auditSource === null ? [] : [{
+      name: auditSweepName, everyMs: intervals.auditMs, run: createAuditJob(ctx, auditSource, { boundMs: intervals.auditBoundMs ?? 60_000, showsPerRun: auditShowsPerRun }),
+    }]),
     { name: 'expiry-sweep', everyMs: intervals.expirySweepMs, run: () => sweepOverdueHolds(ctx) },
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
     { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },

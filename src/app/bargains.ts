@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   activityTiming, bargainLimits, bargainReady, bargainSectionId, createBargain as layoutBargain, drawCut, planCampaignChange, requireActiveHold,
-  type ActivityTiming, type CampaignChange, type NewBargainInput, type Order,
-} from '../domain/index.js';
+  type ActivityTiming, type CampaignChange, type NewBargainInput, type Order, detailsOf } from '../domain/index.js';
 import type { Bargain, BargainOrder, OrderBargainOutcome } from '../ports/engine/index.js';
+import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -17,10 +17,14 @@ import { iso, orderView } from './views.js';
  * once by a random amount towards the floor, and the buyer orders one unit at the price reached,
  * paid and ticketed like a flash sale's order.
  */
-export async function createBargain(ctx: AppContext, input: NewBargainInput): Promise<{ bargainId: string }> {
+export async function createBargain(ctx: AppContext, input: NewBargainInput, actor: Actor | null = null): Promise<{ bargainId: string }> {
   const bargainId = ctx.ids.newId('bargain');
   const { show, record } = unwrap(layoutBargain({ ...input, currency: input.currency ?? ctx.policy.currency }, bargainId, ctx.clock.now()));
-  await ctx.store.createBargain({ show, record });
+  const audit = auditDraft(ctx, actor, {
+    action: 'bargain.created', entityType: 'bargain', entityId: bargainId, showId: bargainId, before: null,
+    after: { ...detailsOf(show), goods: record.goods, originalPriceCents: record.originalPriceCents, floorPriceCents: record.floorPriceCents, offline: record.offline },
+  });
+  await ctx.store.createBargain({ show, record, audit });
   ctx.seatMaps.forgetMissing(bargainId);
   return { bargainId };
 }
@@ -243,7 +247,7 @@ async function take(ctx: AppContext, command: { userId: string; bargainOrderId: 
 }
 
 /** An organizer's change of a bargain (PATCH /admin/activities/{id}): as a flash sale's, on the stored version. */
-export async function changeBargain(ctx: AppContext, bargainId: string, change: CampaignChange): Promise<BargainView> {
+export async function changeBargain(ctx: AppContext, bargainId: string, change: CampaignChange, actor: Actor | null = null): Promise<BargainView> {
   const bargain = await withStaleRetries('updateBargain', async () => {
     const stored = await ctx.store.getBargain(bargainId);
     if (stored === null) throw new AppError('ACTIVITY_NOT_FOUND', 'no such bargain');
@@ -251,7 +255,9 @@ export async function changeBargain(ctx: AppContext, bargainId: string, change: 
     const next = unwrap(planCampaignChange({
       title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline,
     }, change));
-    const outcome = await ctx.store.updateBargain({ bargainId, expectedVersion: show.version, details: next });
+    const before = { title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline };
+    const audit = auditDraft(ctx, actor, { action: campaignAction('bargain', before, next), entityType: 'bargain', entityId: bargainId, showId: bargainId, before, after: { ...next } });
+    const outcome = await ctx.store.updateBargain({ bargainId, expectedVersion: show.version, details: next, audit });
     if (outcome.ok) return done(outcome.bargain);
     if ('stale' in outcome) return again(outcome);
     throw new AppError('ACTIVITY_NOT_FOUND', 'no such bargain');

@@ -1,5 +1,6 @@
-import { createShow as layoutShow, limits, saleWindow, seatLimitOf, venueGeometry, type SaleStatus, type NewShowInput, type Show, type PlacedSection, type VenueGeometry } from '../domain/index.js';
+import { createShow as layoutShow, detailsOf, limits, saleWindow, seatLimitOf, venueGeometry, type SaleStatus, type NewShowInput, type Show, type PlacedSection, type VenueGeometry } from '../domain/index.js';
 import type { Page } from '../ports/engine/index.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { found, unwrap } from './errors.js';
 import type { Availability } from './seat-map-cache.js';
@@ -7,10 +8,14 @@ import { iso } from './views.js';
 
 export type NewShow = Omit<NewShowInput, 'showId'>;
 
-export async function createShow(ctx: AppContext, input: NewShow, showId: string = ctx.ids.newId('show')): Promise<Show> {
+export async function createShow(ctx: AppContext, input: NewShow, showId: string = ctx.ids.newId('show'), actor: Actor | null = null): Promise<Show> {
   // The currency is stored with the show, so changing TICKETRUSH_CURRENCY later never reprices it.
   const { show } = unwrap(layoutShow({ ...input, currency: input.currency ?? ctx.policy.currency, showId }, ctx.clock.now()));
-  await ctx.store.createShow({ show });
+  const audit = auditDraft(ctx, actor, {
+    action: 'show.created', entityType: 'show', entityId: show.showId, showId: show.showId, before: null,
+    after: { ...detailsOf(show), capacity: show.capacity, currency: show.currency, maxSeatsPerUser: show.maxSeatsPerUser },
+  });
+  await ctx.store.createShow({ show, audit });
   ctx.seatMaps.forgetMissing(show.showId);
   return show;
 }

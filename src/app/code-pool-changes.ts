@@ -1,5 +1,6 @@
 import { planCampaignChange, type CampaignChange } from '../domain/index.js';
 import type { CodePoolView } from '../ports/engine/index.js';
+import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import { forgetPool, type CodePoolContext } from './code-pools.js';
 import { AppError, unwrap } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
@@ -10,14 +11,17 @@ import { again, done, withStaleRetries } from './stale-retry.js';
  * only on it. Offline is enforced by the grab's own statement; this process's cached window is
  * dropped (other processes keep theirs until restart: see poolOf).
  */
-export async function changeCodePool(ctx: CodePoolContext, poolId: string, change: CampaignChange): Promise<CodePoolView> {
+export async function changeCodePool(ctx: CodePoolContext, poolId: string, change: CampaignChange, actor: Actor | null = null): Promise<CodePoolView> {
   const pool = await withStaleRetries('updateCodePool', async () => {
     const stored = await ctx.store.getCodePool(poolId);
     if (stored === null) throw new AppError('ACTIVITY_NOT_FOUND', 'no such code pool');
     const next = unwrap(planCampaignChange({
       title: stored.title, description: stored.description, imageUrl: stored.imageUrl, saleStartsAt: stored.saleStartsAt, saleEndsAt: stored.saleEndsAt, offline: stored.offline,
     }, change));
-    const outcome = await ctx.store.updateCodePool({ poolId, expectedVersion: stored.version, details: next });
+    const before = { title: stored.title, description: stored.description, imageUrl: stored.imageUrl, saleStartsAt: stored.saleStartsAt, saleEndsAt: stored.saleEndsAt, offline: stored.offline };
+    // A code pool is not a show: its own id stands for the show in the organizer's view.
+    const audit = auditDraft(ctx, actor, { action: campaignAction('code_pool', before, next), entityType: 'code_pool', entityId: poolId, showId: poolId, before, after: { ...next } });
+    const outcome = await ctx.store.updateCodePool({ poolId, expectedVersion: stored.version, details: next, audit });
     if (outcome.ok) return done(outcome.pool);
     if ('stale' in outcome) return again(outcome);
     throw new AppError('ACTIVITY_NOT_FOUND', 'no such code pool');

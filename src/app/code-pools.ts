@@ -1,5 +1,6 @@
 import { checkCodePool, judgeCode, limits, saleWindow, type CodePoolDraft, type SaleStatus } from '../domain/index.js';
 import type { CodePool, CodePoolView, GrabbedCode, MyCode, Page } from '../ports/engine/index.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { iso } from './views.js';
@@ -79,10 +80,14 @@ async function poolOf(ctx: CodePoolContext, poolId: string): Promise<CodePool> {
   return pool;
 }
 
-export async function createCodePool(ctx: CodePoolContext, draft: CodePoolDraft): Promise<{ poolId: string }> {
+export async function createCodePool(ctx: CodePoolContext, draft: CodePoolDraft, actor: Actor | null = null): Promise<{ poolId: string }> {
   const checked = unwrap(checkCodePool(draft));
   const poolId = ctx.ids.newId('codePool');
-  await ctx.store.createCodePool({ ...checked, poolId, createdAt: ctx.clock.now() });
+  const audit = auditDraft(ctx, actor, {
+    action: 'code_pool.created', entityType: 'code_pool', entityId: poolId, showId: poolId, before: null,
+    after: { title: checked.title, description: checked.description, imageUrl: checked.imageUrl, saleStartsAt: checked.saleStartsAt, saleEndsAt: checked.saleEndsAt },
+  });
+  await ctx.store.createCodePool({ ...checked, poolId, createdAt: ctx.clock.now() }, audit);
   return { poolId };
 }
 

@@ -34,6 +34,8 @@ export const appErrorCodes = [
   'ITEM_NOT_FOUND',
   /** No bargain order with that id (or, for its order, not the caller's). */
   'BARGAIN_ORDER_NOT_FOUND',
+  /** A notification address that is not an email address. */
+  'EMAIL_INVALID',
 ] as const;
 
 /**

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import {
   activityTiming, createFlashSale as layoutFlashSale, flashSaleLimits, planCampaignChange, requireActiveHold, type ActivityTiming, type CampaignChange,
-  type NewFlashSaleInput, type Order,
-} from '../domain/index.js';
+  type NewFlashSaleInput, type Order, detailsOf } from '../domain/index.js';
 import type { FlashSale, TakeFlashSaleOutcome } from '../ports/engine/index.js';
+import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
@@ -13,10 +13,14 @@ import { again, done, withStaleRetries } from './stale-retry.js';
 import { iso, orderView, type OrderView } from './views.js';
 
 /** Flash sales (issue 23, seed 001 秒杀): counted stock of the engine sold one step at a time. */
-export async function createFlashSale(ctx: AppContext, input: NewFlashSaleInput): Promise<{ flashSaleId: string }> {
+export async function createFlashSale(ctx: AppContext, input: NewFlashSaleInput, actor: Actor | null = null): Promise<{ flashSaleId: string }> {
   const flashSaleId = ctx.ids.newId('flashSale');
   const { show, record } = unwrap(layoutFlashSale({ ...input, currency: input.currency ?? ctx.policy.currency }, flashSaleId, ctx.clock.now()));
-  await ctx.store.createFlashSale({ show, record });
+  const audit = auditDraft(ctx, actor, {
+    action: 'flash_sale.created', entityType: 'flash_sale', entityId: flashSaleId, showId: flashSaleId, before: null,
+    after: { ...detailsOf(show), items: record.items.length, maxPerUser: record.maxPerUser, offline: record.offline },
+  });
+  await ctx.store.createFlashSale({ show, record, audit });
   ctx.seatMaps.forgetMissing(flashSaleId);
   return { flashSaleId };
 }
@@ -203,7 +207,7 @@ export async function current(ctx: AppContext, orderId: string, fallback: OrderV
  * Decided on the stored version and applied only on it (no lost update); the read model takes the
  * new show at once.
  */
-export async function changeFlashSale(ctx: AppContext, flashSaleId: string, change: CampaignChange): Promise<FlashSaleView> {
+export async function changeFlashSale(ctx: AppContext, flashSaleId: string, change: CampaignChange, actor: Actor | null = null): Promise<FlashSaleView> {
   const sale = await withStaleRetries('updateCampaign', async () => {
     const stored = await ctx.store.getFlashSale(flashSaleId);
     if (stored === null) throw new AppError('ACTIVITY_NOT_FOUND', 'no such flash sale');
@@ -211,7 +215,9 @@ export async function changeFlashSale(ctx: AppContext, flashSaleId: string, chan
     const next = unwrap(planCampaignChange({
       title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline,
     }, change));
-    const outcome = await ctx.store.updateCampaign({ activityId: flashSaleId, expectedVersion: show.version, details: next });
+    const before = { title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline };
+    const audit = auditDraft(ctx, actor, { action: campaignAction('flash_sale', before, next), entityType: 'flash_sale', entityId: flashSaleId, showId: flashSaleId, before, after: { ...next } });
+    const outcome = await ctx.store.updateCampaign({ activityId: flashSaleId, expectedVersion: show.version, details: next, audit });
     if (outcome.ok) return done(outcome.sale);
     if ('stale' in outcome) return again(outcome);
     throw new AppError('ACTIVITY_NOT_FOUND', 'no such flash sale');

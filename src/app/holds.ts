@@ -43,9 +43,13 @@ export async function holdSeats(ctx: AppContext, command: PlaceHoldCommand): Pro
   try {
     const placed = await placeHold(ctx, command);
     ctx.telemetry.holdAttempt('HELD', (performance.now() - started) / 1000);
+    ctx.seatMaps.feed.pulse.record(command.showId, 'HELD', ctx.clock.now());
     return placed;
   } catch (error) {
-    ctx.telemetry.holdAttempt(error instanceof AppError ? error.code : 'ERROR', (performance.now() - started) / 1000);
+    const outcome = error instanceof AppError ? error.code : error instanceof StoreBusyError ? 'BUSY' : 'ERROR';
+    ctx.telemetry.holdAttempt(outcome, (performance.now() - started) / 1000);
+    // An unknown show is not charted (no ring for ids nobody sells).
+    if (outcome !== 'SHOW_NOT_FOUND') ctx.seatMaps.feed.pulse.record(command.showId, outcome, ctx.clock.now());
     throw error;
   }
 }
@@ -206,6 +210,7 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     return again(outcome);
   });
   cancelExpiry(ctx, holdId);
+  ctx.telemetry.holdReleased('RELEASED');
   return released;
 }
 

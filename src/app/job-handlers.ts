@@ -10,7 +10,11 @@ import { issueOrderTickets } from './tickets.js';
  * twice or late (it re-reads the state and does nothing when there is nothing to do), since a
  * queue runs a job at least once.
  */
-export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayloads['deliver-webhook']): Promise<void> }): JobHandlers {
+export function jobHandlers(
+  ctx: AppContext,
+  webhooks: { runJob(data: JobPayloads['deliver-webhook']): Promise<void> },
+  mailer: { runJob(data: JobPayloads['notification-email']): Promise<void> } | null = null,
+): JobHandlers {
   return {
     'expire-hold': async ({ holdId }) => {
       await expireHold(ctx, holdId);
@@ -24,6 +28,10 @@ export function jobHandlers(ctx: AppContext, webhooks: { runJob(data: JobPayload
     },
     'cancel-show': async ({ showId }) => {
       await runShowCancellation(ctx, showId);
+    },
+    // No mailer (SMTP not configured): nothing to send; the job is a no-op.
+    'notification-email': async (data) => {
+      await mailer?.runJob(data);
     },
   };
 }

@@ -2,6 +2,11 @@ import type { SectionKind } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { found } from './errors.js';
 import type { SectionState } from './seat-map-cache.js';
+import type { PulseSeries } from './sale-pulse.js';
+
+function pulseView(series: PulseSeries): SaleStats['pulse'] {
+  return { stepSeconds: series.stepSeconds, points: series.points.map((p) => ({ at: new Date(p.at).toISOString(), holds: p.holds, refusals: { ...p.refusals } })) };
+}
 
 /** One section's figures: seats of a section sold by seat, units of a counted one. */
 export interface SectionStats {
@@ -36,6 +41,8 @@ export interface SaleStats {
   holdsPerMinute: number;
   /** Every section, in seat-map order. */
   sections: SectionStats[];
+  /** Holds and refusals by code over the last minutes, in buckets (this process's requests). */
+  pulse: { stepSeconds: number; points: { at: string; holds: number; refusals: Record<string, number> }[] };
 }
 
 /**
@@ -82,5 +89,6 @@ export async function saleStats(ctx: AppContext, showId: string): Promise<SaleSt
     moneyTakenCents: total('moneyTakenCents'),
     holdsPerMinute: ctx.seatMaps.feed.holdsPerMinute(showId),
     sections,
+    pulse: pulseView(ctx.seatMaps.feed.pulse.series(showId, ctx.clock.now())),
   };
 }

@@ -1,4 +1,5 @@
 import { liveLimits } from '../domain/live-limits.js';
+import { SalePulse } from './sale-pulse.js';
 
 /** One letter per seat status, as in the compact seat map. */
 export type StatusLetter = 'A' | 'H' | 'S' | 'R';
@@ -98,6 +99,8 @@ export class SeatFeed {
   private readonly logs = new Map<string, ShowLog>();
   private readonly listeners = new Map<string, Set<() => void>>();
   private readonly holdRates = new Map<string, HoldRate>();
+  /** Holds and refusals by code per show over the last minutes, for the organizer's live chart. */
+  readonly pulse = new SalePulse();
 
   constructor(private readonly now: () => number, private readonly logCapacityMax: number = liveLimits.changeLogSeatsMax) {}
 

@@ -1,4 +1,5 @@
 import { detailsOf, planShowEdit, type Show, type ShowEdit } from '../domain/index.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
@@ -11,7 +12,7 @@ import { again, done, withStaleRetries } from './stale-retry.js';
  * a running sale from being turned back to "upcoming"). The read model takes the new show at once,
  * so seat maps, their ETags and the catalog show it on the next read.
  */
-export async function editShow(ctx: AppContext, showId: string, edit: ShowEdit): Promise<Show> {
+export async function editShow(ctx: AppContext, showId: string, edit: ShowEdit, actor: Actor | null = null): Promise<Show> {
   return withStaleRetries('updateShow', async () => {
     const show = await ctx.store.getShow(showId);
     // A flash sale's show changes only by the campaign's rules (PATCH /admin/activities/{id}).
@@ -20,7 +21,9 @@ export async function editShow(ctx: AppContext, showId: string, edit: ShowEdit):
     const taken = entry !== null && [...entry.sections.values()].some((s) => s.capacity - Math.max(0, s.available) > 0);
     const plan = unwrap(planShowEdit(show, edit, ctx.clock.now(), { taken }));
     if (!plan.changed) return done(show);
-    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details: detailsOf(plan.show), now: ctx.clock.now() });
+    const details = detailsOf(plan.show);
+    const audit = auditDraft(ctx, actor, { action: 'show.edited', entityType: 'show', entityId: showId, showId, before: { ...detailsOf(show) }, after: { ...details } });
+    const outcome = await ctx.store.updateShow({ showId, expectedVersion: show.version, details, now: ctx.clock.now(), audit });
     if (!outcome.ok) {
       if ('stale' in outcome) return again(outcome);
       throw new AppError('SHOW_NOT_FOUND', 'no such show');

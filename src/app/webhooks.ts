@@ -1,5 +1,6 @@
 import { checkWebhookEvents, checkWebhookUrl, limits, type SelfAddress } from '../domain/index.js';
 import { outboxEventTypes, type DeliveryWithAttempts, type OutboxEventType, type Webhook } from '../ports/engine/index.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 
@@ -30,13 +31,15 @@ const view = (w: Webhook): WebhookView => ({
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 
 /** Registers an endpoint; the secret is in this answer only. */
-export async function createWebhook(ctx: AppContext, settings: WebhookSettings, input: { url: string; events: readonly string[] }): Promise<{ webhookId: string; secret: string }> {
+export async function createWebhook(ctx: AppContext, settings: WebhookSettings, input: { url: string; events: readonly string[] }, actor: Actor | null = null): Promise<{ webhookId: string; secret: string }> {
   const url = unwrap(checkWebhookUrl(input.url, settings.selfAddresses()));
   const events = unwrap(checkWebhookEvents(input.events, outboxEventTypes));
   const webhook: Webhook = {
     webhookId: settings.newWebhookId(), url, events, secret: settings.newSecret(), status: 'ACTIVE', createdAt: ctx.clock.now(), disabledReason: null,
   };
-  const stored = await ctx.store.insertWebhook(webhook, limits.webhooksMax);
+  // Never the secret: the trail is readable by every admin for as long as it is kept.
+  const audit = auditDraft(ctx, actor, { action: 'webhook.created', entityType: 'webhook', entityId: webhook.webhookId, showId: null, before: null, after: { url, events: [...events] } });
+  const stored = await ctx.store.insertWebhook(webhook, limits.webhooksMax, audit);
   if (!stored.ok) throw new AppError('WEBHOOK_LIMIT_REACHED', `at most ${limits.webhooksMax} webhooks; remove one first`, { limit: limits.webhooksMax });
   return { webhookId: webhook.webhookId, secret: webhook.secret };
 }
@@ -48,8 +51,12 @@ export async function listWebhooks(ctx: AppContext, page: { limit: number; offse
   return { webhooks: found.slice(0, limit).map(view), more: found.length > limit };
 }
 
-export async function deleteWebhook(ctx: AppContext, webhookId: string): Promise<void> {
-  if (!await ctx.store.deleteWebhook(webhookId)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
+export async function deleteWebhook(ctx: AppContext, webhookId: string, actor: Actor | null = null): Promise<void> {
+  const existing = await ctx.store.getWebhook(webhookId);
+  const audit = existing === null ? null : auditDraft(ctx, actor, {
+    action: 'webhook.deleted', entityType: 'webhook', entityId: webhookId, showId: null, before: { url: existing.url, events: [...existing.events], status: existing.status }, after: null,
+  });
+  if (!await ctx.store.deleteWebhook(webhookId, audit)) throw new AppError('WEBHOOK_NOT_FOUND', `no webhook ${webhookId}`);
 }
 
 /** An endpoint's deliveries, newest first, each with every attempt: when, status, duration, next retry. */

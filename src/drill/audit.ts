@@ -105,3 +105,49 @@ async function listAll<T>(http: DrillHttp, path: string, key: string, token: str
     if (page.length < pageSize) return all;
   }
 }
+
+/** What `ticketrush audit --json` said about the store, as the drill's report shows it. */
+export interface StoreAuditOutcome {
+  /** 0 clean, 1 violations, 2 could not run (another code: the command itself failed). */
+  readonly exitCode: number;
+  readonly passed: boolean;
+  /** Its --json report (null when it printed none). */
+  readonly report: unknown;
+  /** One check per auditor check, named `store: <check>`, for the drill's report. */
+  readonly checks: readonly AuditCheck[];
+}
+
+const storeAuditTimeoutMs = 120_000;
+
+/**
+ * The store auditor (`ticketrush audit --json`) run beside the server with the server's own
+ * environment, as an operator would: the drill stays an HTTP-only edge (it imports no layer), and
+ * the command opens the store read-only next to the live server. Same entry point and loader
+ * flags as this process (the built bin, or the sources under tsx).
+ */
+export async function auditStore(env: Readonly<Record<string, string | undefined>>): Promise<StoreAuditOutcome> {
+  const entry = process.argv[1];
+  if (entry === undefined) throw new Error('cannot tell which script to run the auditor with');
+  const { spawn } = await import('node:child_process');
+  const child = spawn(process.execPath, [...process.execArgv, entry, 'audit', '--json'], { env: { ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  const timer = setTimeout(() => child.kill('SIGKILL'), storeAuditTimeoutMs);
+  const exitCode = await new Promise<number>((resolve) => child.once('exit', (code) => resolve(code ?? 128)));
+  clearTimeout(timer);
+  let report: unknown = null;
+  try {
+    report = JSON.parse(stdout) as unknown;
+  } catch {
+    report = null;
+  }
+  const counts = (report as { counts?: Record<string, number> } | null)?.counts ?? {};
+  const violations = (report as { violations?: { check: string; showId: string; subject: string; detail: string }[] } | null)?.violations ?? [];
+  const checks: AuditCheck[] = Object.keys(counts).length === 0
+    ? [check('store: the auditor ran', false, `ticketrush audit exited ${exitCode}: ${stderr.trim().slice(0, 500)}`)]
+    : Object.entries(counts).map(([name, n]) => check(`store: ${name}`, n === 0, n === 0 ? 'no violation'
+      : `${n} violations, e.g. ${violations.filter((v) => v.check === name).slice(0, 3).map((v) => `${v.subject}: ${v.detail}`).join('; ')}`));
+  return { exitCode, passed: exitCode === 0, report, checks };
+}

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { auditSale } from './audit.js';
+import { auditSale, auditStore } from './audit.js';
 import { Buyer, type FlowContext } from './buyer.js';
 import { ClaimQueue } from './claims.js';
 import { ownCpuSeconds, processCpuSeconds } from './cpu.js';
@@ -101,7 +101,15 @@ export async function runSellout(options: DrillOptions, out: NodeJS.WriteStream 
     };
 
     say('drill: auditing over the API…');
-    const audit = await auditSale(http, showId, options.seats, buyers.map((b) => b.bearer), stats.seatsTicketed);
+    const apiAudit = await auditSale(http, showId, options.seats, buyers.map((b) => b.bearer), stats.seatsTicketed);
+    // Then the store itself, read-only beside the server (its own server only: with --url the
+    // store is the operator's, who runs `ticketrush audit` with that server's environment).
+    let audit = apiAudit;
+    if (server !== null) {
+      say('drill: auditing the store (ticketrush audit)…');
+      const stored = await auditStore(server.env);
+      audit = { ...apiAudit, passed: apiAudit.passed && stored.passed, checks: [...apiAudit.checks, ...stored.checks] };
+    }
     const report = buildReport({
       options,
       startedAt,

@@ -10,6 +10,8 @@ export interface EmbeddedServer {
   readonly url: string;
   readonly admin: { readonly username: string; readonly password: string };
   readonly pid: number;
+  /** The server's environment (the store auditor runs beside it with it). */
+  readonly env: Readonly<Record<string, string | undefined>>;
   stop(): Promise<void>;
 }
 
@@ -30,21 +32,22 @@ export async function startEmbeddedServer(logFile: string, holdSecondsMax: numbe
   if (entry === undefined) throw new Error('cannot tell which script to start the server with');
   const out = openSync(logFile, 'w');
   // The same entry point and loader flags as this process: the built bin, or the sources under tsx.
+  const env = {
+    ...process.env,
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    TICKETRUSH_PUBLIC_URL: url,
+    TICKETRUSH_DATA_DIR: dataDir,
+    TICKETRUSH_DEMO: '0',
+    TICKETRUSH_LOG_LEVEL: 'warn',
+    TICKETRUSH_RATE_LIMITS: 'off',
+    TICKETRUSH_ADMIN_USER: admin.username,
+    TICKETRUSH_ADMIN_PASSWORD: admin.password,
+    TICKETRUSH_HOLD_SECONDS_MAX: String(Math.max(holdSecondsMax, 900)),
+    TICKETRUSH_HOLD_LIFE_SECONDS_MAX: String(Math.max(holdSecondsMax, 1200)),
+  };
   const child = spawn(process.execPath, [...process.execArgv, entry, 'start'], {
-    env: {
-      ...process.env,
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      TICKETRUSH_PUBLIC_URL: url,
-      TICKETRUSH_DATA_DIR: dataDir,
-      TICKETRUSH_DEMO: '0',
-      TICKETRUSH_LOG_LEVEL: 'warn',
-      TICKETRUSH_RATE_LIMITS: 'off',
-      TICKETRUSH_ADMIN_USER: admin.username,
-      TICKETRUSH_ADMIN_PASSWORD: admin.password,
-      TICKETRUSH_HOLD_SECONDS_MAX: String(Math.max(holdSecondsMax, 900)),
-      TICKETRUSH_HOLD_LIFE_SECONDS_MAX: String(Math.max(holdSecondsMax, 1200)),
-    },
+    env,
     stdio: ['ignore', out, out],
   });
   closeSync(out);
@@ -86,7 +89,7 @@ export async function startEmbeddedServer(logFile: string, holdSecondsMax: numbe
     }
     await sleep(100);
   }
-  return { url, admin, pid: child.pid ?? -1, stop };
+  return { url, admin, pid: child.pid ?? -1, env, stop };
 }
 
 async function isReady(url: string): Promise<boolean> {

@@ -28,6 +28,7 @@ import { codePoolRoutes } from './routes/code-pools.js';
 import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { notificationRoutes } from './routes/notifications.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -142,6 +143,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(bargainRoutes(deps), { prefix: '/api/v1' });
   await app.register(exportRoutes(deps), { prefix: '/api/v1' });
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(notificationRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;

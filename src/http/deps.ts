@@ -14,7 +14,8 @@ export interface HttpDeps {
   readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
-  readonly metrics: { readonly contentType: string; render(): Promise<string> };
+  /** `token`: when set, /metrics answers only `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
+  readonly metrics: { readonly contentType: string; render(): Promise<string>; readonly token?: string | null };
   readonly bodyLimitBytes: number;
   /** Size limit of a CSV code import (TICKETRUSH_IMPORT_BYTES_MAX), apart from the JSON body limit; default 50 MB. */
   readonly importBytesMax?: number;

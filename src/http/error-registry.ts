@@ -35,6 +35,7 @@ export const errorStatus: Readonly<Record<ErrorCode, number>> = Object.freeze({
   WEBHOOK_URL_TOO_LONG: 400,
   WEBHOOK_URL_LOOP: 400,
   WEBHOOK_EVENT_UNKNOWN: 400,
+  EMAIL_INVALID: 400,
   UNAUTHORIZED: 401,
   INVALID_CREDENTIALS: 401,
   SIGNATURE_INVALID: 401,

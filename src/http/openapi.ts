@@ -31,7 +31,7 @@ interface OperationDoc {
 const operations: Readonly<Record<string, OperationDoc>> = {
   'GET /healthz': { operationId: 'getHealth', description: 'Answers while the process is up; no dependency is checked.' },
   'GET /readyz': { operationId: 'getReadiness', description: 'Answers 200 when the store (and the shared Redis, when configured) answers, 503 STORAGE_UNAVAILABLE naming each dependency that does not otherwise.' },
-  'GET /metrics': { operationId: 'getMetrics', description: 'Prometheus text exposition of the process and booking metrics.' },
+  'GET /metrics': { operationId: 'getMetrics', description: 'Prometheus text exposition of the process and booking metrics. Open to anyone unless TICKETRUSH_METRICS_TOKEN is set; then only with `Authorization: Bearer <that token>` (401 UNAUTHORIZED otherwise).' },
   'POST /api/v1/auth/register': { operationId: 'register', description: 'Creates a BUYER account. Usernames are unique.' },
   'POST /api/v1/auth/login': { operationId: 'logIn', description: 'Exchanges a username and password for a bearer token to send as `Authorization: Bearer <token>`.' },
   'GET /api/v1/me': { operationId: 'getMe', description: 'The account the bearer token belongs to, with its current role.' },

@@ -1,4 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HoldResult } from '../ports/telemetry.js';
+
+/**
+ * A hold answer's class for the failure-rate alert (§14.2): a 5xx (BUSY and STORAGE_UNAVAILABLE
+ * are 503) or a 408 request timeout is the platform failing; any other 4xx is a refusal the buyer
+ * caused (a taken seat, sold out, a limit, bad input).
+ */
+export function holdResultOf(status: number): HoldResult {
+  if (status < 400) return 'ok';
+  return status >= 500 || status === 408 ? 'failed' : 'refused';
+}
 
 /**
  * An onSend hook that counts a route's answers by outcome at the edge, so a refusal is counted

@@ -10,6 +10,8 @@ export interface JobPayloads {
   'issue-tickets': { readonly orderId: string };
   /** One delivery attempt of one webhook event (key `deliver-webhook:{deliveryId}:{attempt}`). */
   'deliver-webhook': { readonly deliveryId: string; readonly attempt: number };
+  /** One attempt at a notification's email (key `notification-email:{notificationId}:{attempt}`). */
+  'notification-email': { readonly notificationId: string; readonly attempt: number };
   /** Ask the provider for one refund's money and settle it (key `process-refund:{refundId}`). */
   'process-refund': { readonly refundId: string };
   /** One pass of a show's cancellation: release holds, refund paid orders (key `cancel-show:{showId}`). */
@@ -32,8 +34,16 @@ export interface JobOptions {
  */
 export const jobStored: Promise<void> = Promise.resolve();
 
+/** The queue's backlog for the gauges: jobs waiting (due or delayed), and how late the most overdue due one is. */
+export interface JobBacklog {
+  readonly waiting: number;
+  readonly oldestOverdueMs: number;
+}
+
 export interface JobQueue {
   enqueue<N extends JobName>(name: N, data: JobPayloads[N], options: JobOptions): Promise<void>;
+  /** The backlog, where the adapter can tell (read now and then for the gauges, never per job). */
+  backlog?(): Promise<JobBacklog>;
   /** Drops a waiting job by its key (no-op when unknown or already running). */
   cancel(key: string): Promise<void>;
 }

@@ -41,7 +41,10 @@ describe('ticketrush drill sellout', () => {
     expect(report.audit.passed).toBe(true);
     expect(report.audit.checks.map((c: { name: string }) => c.name)).toEqual(expect.arrayContaining([
       'no seat in two tickets', 'sold = tickets = paid orders', 'nothing left held',
+      // The store auditor (`ticketrush audit`) run beside the drill's server, with its environment.
+      'store: sold_over_capacity', 'store: seat_in_two_tickets', 'store: counted_stock', 'store: paid_not_ticketed', 'store: overdue_hold', 'store: payment_ledger',
     ]));
+    expect(report.audit.checks.filter((c: { name: string; passed: boolean }) => c.name.startsWith('store:') && !c.passed)).toEqual([]);
     expect(report.audit.counts).toMatchObject({ tickets: 400, paidOrderSeats: 400, map: { SOLD: 400, HELD: 0, AVAILABLE: 0 } });
     expect(report.timeline.at(-1).ticketed).toBe(400);
     const html = readFileSync(join(out, 'report.html'), 'utf8');

@@ -155,6 +155,11 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/bargain-orders/{bargainOrderId}', url: () => `/api/v1/bargain-orders/${bargainOrderId}`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/cuts', url: () => `/api/v1/bargain-orders/${bargainOrderId}/cuts`, expect: 'busy', as: 'admin' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/order', url: () => `/api/v1/bargain-orders/${bargainOrderId}/order`, headers: () => ({ 'x-idempotency-key': 'busy-bargain-1' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/notifications', url: () => '/api/v1/me/notifications', expect: 'busy' },
+    { method: 'POST', path: '/api/v1/me/notifications/read', url: () => '/api/v1/me/notifications/read', expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', expect: 'busy' },
+    { method: 'PUT', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', body: () => ({ language: 'zh-CN' }), expect: 'busy' },
+    { method: 'GET', path: '/api/v1/admin/audit-log', url: () => '/api/v1/admin/audit-log', expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

@@ -7,6 +7,8 @@ import { role, session, signOut } from './session';
 import { ShowList } from './pages/ShowList';
 import { AuthPage } from './pages/AuthPage';
 import { HoldBanner } from './HoldBanner';
+import { refreshUnread, syncLanguage, unread } from './notifications';
+import { effect } from '@preact/signals';
 import './styles.css';
 
 // Pages a first visit to the catalog does not need load when first opened: the home page's bundle
@@ -31,6 +33,8 @@ const myCodes = () => import('./pages/MyCodes').then((m) => m.MyCodes);
 const createCodePool = () => import('./pages/CreateCodePool').then((m) => m.CreateCodePool);
 const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.ManageCodePool);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
+const notifications = () => import('./pages/Notifications').then((m) => m.Notifications);
+const auditLog = () => import('./pages/AuditLog').then((m) => m.AuditLog);
 
 function Page() {
   const p = path.value;
@@ -44,6 +48,7 @@ function Page() {
   if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
+  if (p === '/notifications') return <Lazy load={notifications} props={{}} />;
   if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
   if (p === '/signup') return <AuthPage mode="signup" />;
@@ -55,6 +60,7 @@ function Page() {
   if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
   if (p === '/admin/bargains/new') return <Lazy load={createBargain} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
+  if (p === '/admin/audit-log') return <Lazy load={auditLog} props={{}} />;
   if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
   if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;
@@ -87,6 +93,7 @@ function Header() {
         <a href="/activities">{t('navActivities')}</a>
         {who !== null && <a href="/tickets">{t('navTickets')}</a>}
         {who !== null && <a href="/codes">{t('navCodes')}</a>}
+        {who !== null && <a href="/notifications" data-testid="nav-notifications">{unread.value > 0 ? t('navNotificationsUnread', { n: unread.value }) : t('navNotifications')}</a>}
         {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
         {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}
       </nav>
@@ -96,7 +103,7 @@ function Header() {
         </span>
         <label class="lang">
           <span class="sr-only">{t('language')}</span>
-          <select value={lang.value} onChange={(e) => setLang((e.target as HTMLSelectElement).value as Lang)} aria-label={t('language')}>
+          <select value={lang.value} onChange={(e) => { setLang((e.target as HTMLSelectElement).value as Lang); void syncLanguage(); }} aria-label={t('language')}>
             {languages.map((l) => <option key={l.code} value={l.code}>{l.name}</option>)}
           </select>
         </label>
@@ -130,6 +137,17 @@ function App() {
     </div>
   );
 }
+
+// On signing in (and on each page opened), the badge's count; on signing in, the language emails
+// are written in is this page's.
+let signedInAs: string | null = null;
+effect(() => {
+  const token = session.value?.token ?? null;
+  void path.value;
+  void refreshUnread();
+  if (token !== null && token !== signedInAs) void syncLanguage();
+  signedInAs = token;
+});
 
 render(<App />, document.getElementById('app') as HTMLElement);
 

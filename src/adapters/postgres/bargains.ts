@@ -4,6 +4,7 @@ import type {
   Bargain, BargainCut, BargainOrder, BargainStore, CutBargainOutcome, OrderBargainOutcome, ShowStore, StartBargainOutcome, UpdateBargainOutcome,
 } from '../../ports/engine/index.js';
 import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgLanes } from './db.js';
 import { appendOutbox } from './outbox.js';
 import { toShow, type ShowRow } from './rows.js';
@@ -65,13 +66,13 @@ const closed = (r: { offline: boolean; sale_starts_at: string; sale_ends_at: str
 export function pgBargains(lanes: PgLanes, showStore: ShowStore, origin: string): BargainStore {
   const db = lanes.rush;
   return {
-    async createBargain({ show, record }) {
+    async createBargain({ show, record, audit }) {
       const result = await db.tx('createBargain', (c) => c.query(
         `INSERT INTO bargains (bargain_id, goods, original_price_cents, floor_price_cents, cut_min_cents, cut_max_cents, min_cuts, offline, created_at)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
         [record.bargainId, record.goods, record.originalPriceCents, record.floorPriceCents, record.cutMinCents, record.cutMaxCents, record.minCuts, record.offline, record.createdAt]));
       if (!result.ok) unexpected('createBargain', result);
-      await showStore.createShow({ show });
+      await showStore.createShow({ show, audit });
     },
 
     async getBargain(id) {
@@ -220,6 +221,7 @@ export function pgBargains(lanes: PgLanes, showStore: ShowStore, origin: string)
           [input.bargainId, input.expectedVersion, details.title, details.description, details.imageUrl, details.saleEndsAt]);
         if (updated.rowCount !== 1) return { ok: false, stale: 'show' };
         await c.query('UPDATE bargains SET offline = $2 WHERE bargain_id = $1', [input.bargainId, details.offline]);
+        await appendAuditEntry(c, input.audit);
         const { rows } = await c.query<BargainRow>(bargainSql, [input.bargainId]);
         return { ok: true, bargain: toBargain(rows[0] as BargainRow) };
       });

@@ -1,4 +1,5 @@
 import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, MyCode, UpdateCodePoolOutcome, WinnerRow } from '../../ports/engine/index.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
 
 interface PoolRow {
@@ -25,7 +26,7 @@ export function pgCodePools(db: PgDb): CodePoolStore {
     return rows[0] === undefined ? null : toGrabbed(rows[0]);
   };
   return {
-    async updateCodePool({ poolId, expectedVersion, details }) {
+    async updateCodePool({ poolId, expectedVersion, details, audit }) {
       const result = await db.tx('updateCodePool', async (c): Promise<UpdateCodePoolOutcome> => {
         const exists = await c.query('SELECT 1 FROM code_pools WHERE pool_id = $1', [poolId]);
         if (exists.rowCount === 0) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
@@ -34,6 +35,7 @@ export function pgCodePools(db: PgDb): CodePoolStore {
            WHERE pool_id = $1 AND version = $2`,
           [poolId, expectedVersion, details.title, details.description, details.imageUrl, details.saleEndsAt, details.offline]);
         if (updated.rowCount !== 1) return { ok: false, stale: 'pool' };
+        await appendAuditEntry(c, audit);
         const { rows } = await c.query<PoolRow>(
           `SELECT p.*, (SELECT count(*) FROM pool_codes c WHERE c.pool_id = p.pool_id AND c.user_id IS NULL)::int AS remaining
            FROM code_pools p WHERE p.pool_id = $1`, [poolId]);
@@ -55,11 +57,14 @@ export function pgCodePools(db: PgDb): CodePoolStore {
         saleStartsAt: Number(r.sale_starts_at), saleEndsAt: Number(r.sale_ends_at), offline: r.offline,
       }));
     },
-    async createCodePool(pool: CodePool) {
-      const result = await db.tx('createCodePool', (c) => c.query(
-        `INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [pool.poolId, pool.title, pool.description, pool.imageUrl, pool.saleStartsAt, pool.saleEndsAt, pool.createdAt]));
+    async createCodePool(pool: CodePool, audit) {
+      const result = await db.tx('createCodePool', async (c) => {
+        await c.query(
+          `INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [pool.poolId, pool.title, pool.description, pool.imageUrl, pool.saleStartsAt, pool.saleEndsAt, pool.createdAt]);
+        await appendAuditEntry(c, audit);
+      });
       if (!result.ok) unexpected('createCodePool', result);
     },
     async getCodePool(poolId) {

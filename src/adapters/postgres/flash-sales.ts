@@ -2,6 +2,7 @@ import { appendOutbox } from './outbox.js';
 import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { BucketState, FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgLanes } from './db.js';
 import { flashOrderStatement, type FlashStatementResult } from './flash-statements.js';
 import { toShow, type ShowRow } from './rows.js';
@@ -32,13 +33,13 @@ const saleSql = `SELECT s.*, f.max_per_user, f.offline, f.items, f.created_at AS
 export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: string): FlashSaleStore {
   const db = lanes.rush;
   return {
-    async createFlashSale({ show, record }) {
+    async createFlashSale({ show, record, audit }) {
       // The record first: alone (a failure before the show commits) it joins to nothing.
       const result = await db.tx('createFlashSale', (c) => c.query(
         'INSERT INTO flash_sales (flash_sale_id, max_per_user, offline, items, created_at) VALUES ($1, $2, $3, $4, $5)',
         [record.flashSaleId, record.maxPerUser, record.offline, JSON.stringify(record.items), record.createdAt]));
       if (!result.ok) unexpected('createFlashSale', result);
-      await showStore.createShow({ show });
+      await showStore.createShow({ show, audit });
     },
 
     async getFlashSale(id) {
@@ -157,6 +158,7 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
           [input.activityId, input.expectedVersion, details.title, details.description, details.imageUrl, details.saleEndsAt]);
         if (updated.rowCount !== 1) return { ok: false, stale: 'show' };
         await c.query('UPDATE flash_sales SET offline = $2 WHERE flash_sale_id = $1', [input.activityId, details.offline]);
+        await appendAuditEntry(c, input.audit);
         const { rows } = await c.query<SaleRow>(saleSql, [input.activityId]);
         return { ok: true, sale: toSale(rows[0] as SaleRow) };
       });

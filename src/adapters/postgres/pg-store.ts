@@ -23,6 +23,8 @@ import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
 import { pgWebhooks } from './webhooks.js';
+import { pgNotifications } from './notifications.js';
+import { pgChangeLog } from './change-log.js';
 
 export interface PgStoreOptions extends PgPoolOptions {
   /** Extra attempts after a serialization failure or deadlock. */
@@ -83,6 +85,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgCodePools(lanes.rush),
     ...pgExports(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
+    ...pgNotifications(lanes.checkout),
+    ...pgChangeLog(lanes.checkout),
     ...pgSettings(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
     ...pgBargains(lanes, shows, origin),

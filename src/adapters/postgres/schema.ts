@@ -503,6 +503,56 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
+    // trail of organizer and admin changes (issue 26 item 5).
+    version: 20,
+    name: 'notifications and audit trail',
+    sql: `
+    CREATE TABLE notifications (
+      notification_id text PRIMARY KEY,
+      user_id text NOT NULL,
+      kind text NOT NULL,
+      event_id text NOT NULL,
+      show_id text,
+      order_id text,
+      data jsonb NOT NULL,
+      created_at bigint NOT NULL,
+      read_at bigint,
+      email_status text NOT NULL CHECK (email_status IN ('NONE','PENDING','SENDING','SENT','FAILED','NO_ADDRESS')),
+      email_attempts integer NOT NULL DEFAULT 0 CHECK (email_attempts >= 0),
+      email_next_attempt_at bigint,
+      email_sent_at bigint,
+      email_last_error text
+    );
+    -- One notification per (event, buyer, kind): the relay delivers at least once.
+    CREATE UNIQUE INDEX notifications_once ON notifications (event_id, user_id, kind);
+    CREATE INDEX notifications_by_user ON notifications (user_id, created_at, notification_id COLLATE "C");
+    CREATE INDEX notifications_email_due ON notifications (email_next_attempt_at) WHERE email_status IN ('PENDING','SENDING');
+    CREATE TABLE user_preferences (
+      user_id text PRIMARY KEY REFERENCES users(user_id),
+      language text CHECK (language IN ('en','zh-CN')),
+      email text,
+      updated_at bigint NOT NULL
+    );
+    CREATE INDEX orders_by_show_user ON orders (show_id, user_id COLLATE "C");
+    CREATE TABLE audit_log (
+      entry_id text PRIMARY KEY,
+      at bigint NOT NULL,
+      actor_id text NOT NULL,
+      actor_role text NOT NULL,
+      action text NOT NULL,
+      entity_type text NOT NULL,
+      entity_id text NOT NULL,
+      show_id text,
+      before jsonb,
+      after jsonb
+    );
+    CREATE INDEX audit_log_by_time ON audit_log (at, entry_id COLLATE "C");
+    CREATE INDEX audit_log_by_entity ON audit_log (entity_type, entity_id, at);
+    CREATE INDEX audit_log_by_actor ON audit_log (actor_id, at);
+    `,
+  },
+  {
     // Issue 25 (refunds, show policy). Version 18 is this branch's (versions apply in order, gaps allowed).
     version: 18,
     name: 'refunds: REFUND_PENDING orders, a refunds table, show refund and exchange policy',

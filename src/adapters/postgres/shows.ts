@@ -3,6 +3,7 @@ import { SeatLayout, isCounted, limits, sectionCapacity, type SellBy } from '../
 import type { SectionAvailability, ShowStore } from '../../ports/engine/index.js';
 import { showChanged } from '../shared/outbox-drafts.js';
 import { appendOutbox } from './outbox.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
 import { toShow, type SeatRow, type ShowRow } from './rows.js';
 
@@ -26,7 +27,7 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
     // One transaction: the show, its sections, their buckets, and the seats in chunks of at most
     // limits.seatInsertChunkMax rows per INSERT (arrays unnested server-side). The ids are new, so
     // nothing runs against it concurrently; READ COMMITTED is enough.
-    async createShow({ show }) {
+    async createShow({ show, audit }) {
       const layout = new SeatLayout(show.seatMap);
       const result = await db.tx('createShow', async (c) => {
         await c.query(
@@ -61,6 +62,7 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
             [show.showId, chunk.map((s) => s.seatId), chunk.map((s) => s.section), chunk.map((s) => s.row), chunk.map((s) => s.number), chunk.map((s) => s.accessible)]);
         }
         await appendOutbox(c, origin, show.createdAt, [showChanged(show)]);
+        await appendAuditEntry(c, audit);
       });
       if (!result.ok) unexpected('createShow', result);
       // A big show changes the tables' statistics at once (100,000 rows in one transaction);
@@ -111,7 +113,10 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
           [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt,
             d.refundUntilHoursBefore ?? null, d.exchangeUntilHoursBefore ?? null]);
         const show = rows[0] === undefined ? null : toShow(rows[0]);
-        if (show !== null) await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(show)]);
+        if (show !== null) {
+          await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(show)]);
+          await appendAuditEntry(c, input.audit);
+        }
         return show;
       });
       if (!edited.ok) return unexpected('updateShow', edited);

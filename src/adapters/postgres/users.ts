@@ -1,5 +1,6 @@
 import { usernameKey } from '../../domain/username.js';
 import type { IdempotencyStore, UserStore } from '../../ports/engine/index.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
 import { toIdempotency, toUser, type IdempotencyRow, type UserRow } from './rows.js';
 
@@ -47,6 +48,7 @@ export function pgUsers(db: PgDb): UserStore {
           return { ok: false, code: 'LAST_ADMIN' } as const;
         }
         const updated = await c.query<UserRow>('UPDATE users SET role = $2 WHERE user_id = $1 RETURNING *', [input.userId, input.role]);
+        await appendAuditEntry(c, input.audit);
         return { ok: true, user: toUser(updated.rows[0] as UserRow) } as const;
       });
       return result.ok ? result.value : unexpected('setRole', result);

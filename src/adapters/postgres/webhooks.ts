@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type {
   DueDelivery, InsertWebhookOutcome, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
 } from '../../ports/engine/index.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
 import { Rollback } from './transaction.js';
 
@@ -44,14 +45,16 @@ export function pgWebhooks(db: PgDb): WebhookStore {
     // Two admins adding the last endpoint at once must not both pass the count: the table lock
     // (SHARE ROW EXCLUSIVE conflicts with itself) makes the count and insert one step. Endpoints
     // are added rarely, so the lock costs nothing; the relay's reads take no conflicting lock.
-    async insertWebhook(w, webhooksMax) {
+    async insertWebhook(w, webhooksMax, audit) {
       const result = await db.tx('insertWebhook', async (c): Promise<InsertWebhookOutcome> => {
         await c.query('LOCK TABLE webhooks IN SHARE ROW EXCLUSIVE MODE');
         const inserted = await c.query(
           `INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason)
            SELECT $1, $2, $3, $4, $5, $6, $7 WHERE (SELECT count(*) FROM webhooks) < $8`,
           [w.webhookId, w.url, w.events, w.secret, w.status, w.createdAt, w.disabledReason, webhooksMax]);
-        return inserted.rowCount === 1 ? { ok: true } : { ok: false, code: 'WEBHOOK_LIMIT_REACHED' };
+        if (inserted.rowCount !== 1) return { ok: false, code: 'WEBHOOK_LIMIT_REACHED' };
+        await appendAuditEntry(c, audit);
+        return { ok: true };
       });
       return result.ok ? result.value : unexpected('insertWebhook', result);
     },
@@ -68,9 +71,14 @@ export function pgWebhooks(db: PgDb): WebhookStore {
         "SELECT * FROM webhooks WHERE status = 'ACTIVE' AND events && $1::text[] ORDER BY created_at, webhook_id COLLATE \"C\"", [types]);
       return rows.map(toWebhook);
     },
-    async deleteWebhook(webhookId) {
-      const result = await db.statement('deleteWebhook', (c) => c.query('DELETE FROM webhooks WHERE webhook_id = $1', [webhookId]));
-      return result.ok ? result.value.rowCount === 1 : unexpected('deleteWebhook', result);
+    async deleteWebhook(webhookId, audit) {
+      const result = await db.tx('deleteWebhook', async (c) => {
+        const deleted = await c.query('DELETE FROM webhooks WHERE webhook_id = $1', [webhookId]);
+        if (deleted.rowCount !== 1) return false;
+        await appendAuditEntry(c, audit);
+        return true;
+      });
+      return result.ok ? result.value : unexpected('deleteWebhook', result);
     },
     // One statement for the whole page: the unique (webhook_id, event_id) index makes a second
     // delivery of an event no row, whichever process inserts first; the join skips an endpoint

@@ -90,6 +90,12 @@ export async function createBullmqQueue(options: BullmqQueueOptions): Promise<Jo
         inFlight--;
       }
     },
+    async backlog() {
+      // 'wait' is due and not yet taken by a worker; 'delayed' is not due yet. BullMQ keeps no
+      // cheap "oldest due" figure, so lateness is left to the expiry gauges (overdue holds).
+      const counts = await queue.getJobCounts('wait', 'delayed', 'prioritized');
+      return { waiting: (counts.wait ?? 0) + (counts.delayed ?? 0) + (counts.prioritized ?? 0), oldestOverdueMs: 0 };
+    },
     async cancel(key) {
       // 0 when the job is unknown or running (locked): both are fine, a running release re-checks the hold.
       await queue.remove(jobIdOf(key));

@@ -129,6 +129,12 @@ export function createInProcessQueue(now: () => number, onError: (name: JobName,
       if (slot < armedSlot) arm();
       return stored;
     },
+    async backlog() {
+      // The earliest slot still listed is due at slot × slotMs; past now it is running late.
+      const first = order[0];
+      const overdue = soon.length > 0 ? 0 : first === undefined ? 0 : Math.max(0, now() - first * slotMs);
+      return { waiting: jobs.size, oldestOverdueMs: overdue };
+    },
     cancel(key) {
       // The key stays in its slot's list and is skipped when the slot runs.
       jobs.delete(key);

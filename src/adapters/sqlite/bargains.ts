@@ -5,6 +5,7 @@ import type {
   Bargain, BargainCut, BargainOrder, BargainStore, CutBargainOutcome, OrderBargainOutcome, ShowStore, StartBargainOutcome, UpdateBargainOutcome,
 } from '../../ports/engine/index.js';
 import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
@@ -49,6 +50,7 @@ const toBargainOrder = (r: BargainOrderRow): BargainOrder => ({
  * bargain order by the conditional link (and order_id UNIQUE).
  */
 export function sqliteBargains(db: Db, gc: GroupCommit, showStore: ShowStore, ob: OutboxWriter): BargainStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insert: db.prepare(`INSERT INTO bargains (bargain_id, goods, original_price_cents, floor_price_cents, cut_min_cents, cut_max_cents, min_cuts, offline, created_at)
       VALUES (@bargainId, @goods, @originalPriceCents, @floorPriceCents, @cutMinCents, @cutMaxCents, @minCuts, @offline, @createdAt)`),
@@ -98,11 +100,11 @@ export function sqliteBargains(db: Db, gc: GroupCommit, showStore: ShowStore, ob
     row.offline === 1 ? 'ACTIVITY_OFFLINE' : now < row.sale_starts_at || now >= row.sale_ends_at ? 'SALE_NOT_OPEN' : null;
 
   return {
-    async createBargain({ show, record }) {
+    async createBargain({ show, record, audit }) {
       await gc.write('createBargain', () => {
         q.insert.run({ ...record, offline: record.offline ? 1 : 0 });
       });
-      await showStore.createShow({ show });
+      await showStore.createShow({ show, audit });
     },
 
     getBargain: async (id) => {
@@ -221,6 +223,7 @@ export function sqliteBargains(db: Db, gc: GroupCommit, showStore: ShowStore, ob
         }).changes;
         if (changed !== 1) return { ok: false, stale: 'show' };
         q.offline.run(details.offline ? 1 : 0, input.bargainId);
+        auditLog.append(input.audit);
         return { ok: true, bargain: toBargain(bargain(input.bargainId) as BargainRow) };
       }),
   };

@@ -1,5 +1,6 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, ImportCodesOutcome, MyCode, WinnerRow } from '../../ports/engine/index.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 
 interface PoolRow {
@@ -16,6 +17,7 @@ const toGrabbed = (row: CodeRow): GrabbedCode => ({ poolId: row.pool_id, code: r
  * unique index pool_codes_one_per_user, as on PostgreSQL, not a read before the write.
  */
 export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insertPool: db.prepare(`INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)
       VALUES (@poolId, @title, @description, @imageUrl, @saleStartsAt, @saleEndsAt, @createdAt)`),
@@ -49,17 +51,19 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
   const change = db.prepare(`UPDATE code_pools SET title = @title, description = @description, image_url = @imageUrl, sale_ends_at = @saleEndsAt,
       offline = @offline, version = version + 1 WHERE pool_id = @poolId AND version = @expectedVersion`);
   return {
-    updateCodePool: ({ poolId, expectedVersion, details }) => gc.write('updateCodePool', () => {
+    updateCodePool: ({ poolId, expectedVersion, details, audit }) => gc.write('updateCodePool', () => {
       if (q.exists.get(poolId) === undefined) return { ok: false as const, code: 'CODE_POOL_NOT_FOUND' as const };
       const changed = change.run({ poolId, expectedVersion, title: details.title, description: details.description, imageUrl: details.imageUrl, saleEndsAt: details.saleEndsAt, offline: details.offline ? 1 : 0 }).changes;
       if (changed !== 1) return { ok: false as const, stale: 'pool' as const };
+      auditLog.append(audit);
       return { ok: true as const, pool: toView(q.pool.get(poolId) as PoolRow) };
     }),
     listCodePoolActivities: async (limit, now, withHidden) =>
       (catalog.all({ limit, now, hidden: withHidden ? 1 : 0 }) as { pool_id: string; title: string; image_url: string | null; sale_starts_at: number; sale_ends_at: number; offline: 0 | 1 }[])
         .map((r) => ({ activityId: r.pool_id, kind: 'CODE_POOL' as const, title: r.title, imageUrl: r.image_url, saleStartsAt: r.sale_starts_at, saleEndsAt: r.sale_ends_at, offline: r.offline === 1 })),
-    createCodePool: (pool: CodePool) => gc.write('createCodePool', () => {
+    createCodePool: (pool: CodePool, audit) => gc.write('createCodePool', () => {
       q.insertPool.run(pool);
+      auditLog.append(audit);
     }),
     getCodePool: async (poolId) => {
       const row = q.pool.get(poolId) as PoolRow | undefined;

@@ -3,6 +3,7 @@ import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
 import type { Database as Db } from 'better-sqlite3';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import * as records from './records.js';
 import { isUniqueViolation } from './shared.js';
@@ -28,6 +29,7 @@ const toSale = (r: SaleRow): FlashSale => ({ show: records.toShow(r), record: to
  * the guards, each refusal rolling back what came before it.
  */
 export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, showStore: ShowStore, ob: OutboxWriter): FlashSaleStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insert: db.prepare('INSERT INTO flash_sales (flash_sale_id, max_per_user, offline, items, created_at) VALUES (?, ?, ?, ?, ?)'),
     sale: db.prepare(`SELECT s.*, f.max_per_user, f.offline, f.items, f.created_at AS fs_created_at
@@ -64,12 +66,12 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
   const sale = (id: string): SaleRow | undefined => q.sale.get(id) as SaleRow | undefined;
 
   return {
-    async createFlashSale({ show, record }) {
+    async createFlashSale({ show, record, audit }) {
       // The record first: alone (a crash before the show is published) it joins to nothing.
       await gc.write('createFlashSale', () => {
         q.insert.run(record.flashSaleId, record.maxPerUser, record.offline ? 1 : 0, JSON.stringify(record.items), record.createdAt);
       });
-      await showStore.createShow({ show });
+      await showStore.createShow({ show, audit });
     },
 
     getFlashSale: async (id) => {
@@ -137,6 +139,7 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         }).changes;
         if (changed !== 1) return { ok: false, stale: 'show' };
         q.offline.run(details.offline ? 1 : 0, input.activityId);
+        auditLog.append(input.audit);
         return { ok: true, sale: toSale(sale(input.activityId) as SaleRow) };
       }),
 

@@ -404,6 +404,52 @@ export const migrations: readonly Migration[] = [
   ALTER TABLE code_pools ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   CREATE INDEX code_pools_catalog ON code_pools (sale_ends_at, pool_id);
   `,
+  // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
+  // trail of organizer and admin changes (issue 26 item 5).
+  `
+  CREATE TABLE notifications (
+    notification_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    event_id TEXT NOT NULL,
+    show_id TEXT,
+    order_id TEXT,
+    data TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    read_at INTEGER,
+    email_status TEXT NOT NULL CHECK (email_status IN ('NONE','PENDING','SENDING','SENT','FAILED','NO_ADDRESS')),
+    email_attempts INTEGER NOT NULL DEFAULT 0 CHECK (email_attempts >= 0),
+    email_next_attempt_at INTEGER,
+    email_sent_at INTEGER,
+    email_last_error TEXT
+  );
+  -- One notification per (event, buyer, kind): the relay delivers at least once.
+  CREATE UNIQUE INDEX notifications_once ON notifications (event_id, user_id, kind);
+  CREATE INDEX notifications_by_user ON notifications (user_id, created_at, notification_id);
+  CREATE INDEX notifications_email_due ON notifications (email_next_attempt_at) WHERE email_status IN ('PENDING','SENDING');
+  CREATE TABLE user_preferences (
+    user_id TEXT PRIMARY KEY REFERENCES users(user_id),
+    language TEXT CHECK (language IN ('en','zh-CN')),
+    email TEXT,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX orders_by_show_user ON orders (show_id, user_id);
+  CREATE TABLE audit_log (
+    entry_id TEXT PRIMARY KEY,
+    at INTEGER NOT NULL,
+    actor_id TEXT NOT NULL,
+    actor_role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    entity_type TEXT NOT NULL,
+    entity_id TEXT NOT NULL,
+    show_id TEXT,
+    before TEXT,
+    after TEXT
+  );
+  CREATE INDEX audit_log_by_time ON audit_log (at, entry_id);
+  CREATE INDEX audit_log_by_entity ON audit_log (entity_type, entity_id, at);
+  CREATE INDEX audit_log_by_actor ON audit_log (actor_id, at);
+  `,
   // Issue 25 (refunds): an order refunded whole waits in REFUND_PENDING for the provider; a partly
   // refunded one stays TICKETED and counts what went back (refunded_cents). Each refund is a row
   // of its own: its id is the provider's idempotency key, so two partial refunds are two refunds.

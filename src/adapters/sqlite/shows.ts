@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import { SeatLayout, limits, sectionCapacity, type SectionKind, type SellBy, type Show } from '../../domain/index.js';
 import type { CreateShowInput, Page, SectionAvailability, SeatMapLoad, ShowStore, UpdateShowOutcome } from '../../ports/engine/index.js';
 import { showChanged } from '../shared/outbox-drafts.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
@@ -55,6 +56,7 @@ export function showCache(db: Database): ShowCache {
 }
 
 export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): ShowStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     showById: db.prepare('SELECT * FROM shows WHERE show_id = ? AND ready = 1'),
     publish: db.prepare('UPDATE shows SET ready = 1 WHERE show_id = ?'),
@@ -101,7 +103,7 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
      * The show and its sections first (unpublished), then the seats one chunk per unit of the group
      * commit, each awaited, so other requests' commits run in between; the last chunk publishes.
      */
-    async createShow({ show }: CreateShowInput) {
+    async createShow({ show, audit }: CreateShowInput) {
       await gc.write('createShow', () => {
         q.showInsert.run({
           ...show, seatMap: JSON.stringify(show.seatMap), campaign: show.campaign ?? null,
@@ -126,6 +128,7 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
           if (end === layout.size) {
             q.publish.run(show.showId);
             ob.append(show.createdAt, [showChanged(show)]);
+            auditLog.append(audit);
           }
         });
         start = end;
@@ -155,6 +158,7 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
         if (row !== undefined) {
           const show = records.toShow(row);
           ob.append(input.now ?? Date.now(), [showChanged(show)]);
+          auditLog.append(input.audit);
           return { ok: true, show };
         }
         return q.showById.get(input.showId) === undefined ? { ok: false, code: 'SHOW_NOT_FOUND' } : { ok: false, stale: 'show' };

@@ -26,6 +26,8 @@ import { sqliteSweeps } from './sweeps.js';
 import { sqliteTickets } from './tickets.js';
 import { sqliteUsers } from './users.js';
 import { sqliteWebhooks } from './webhooks.js';
+import { sqliteNotifications } from './notifications.js';
+import { sqliteChangeLog } from './change-log.js';
 
 export interface SqliteStoreOptions {
   /** A file path, or ':memory:' for tests. */
@@ -98,10 +100,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqlitePayments(db, gc, shared, ob),
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
-    ...sqliteAudit(db, shared),
+    ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
+    ...sqliteNotifications(db, gc),
+    ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),

@@ -2,10 +2,12 @@ import type { Database as Db } from 'better-sqlite3';
 import type { User } from '../../domain/index.js';
 import { usernameKey } from '../../domain/username.js';
 import type { InsertUserOutcome, SetRoleInput, SetRoleOutcome, UserStore } from '../../ports/engine/index.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import * as records from './records.js';
 
 export function sqliteUsers(db: Db, gc: GroupCommit): UserStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     byId: db.prepare('SELECT * FROM users WHERE user_id = ?'),
     // The exact spelling first: two accounts that differ only in case predate migration v3, and
@@ -37,7 +39,9 @@ export function sqliteUsers(db: Db, gc: GroupCommit): UserStore {
         // Counted under the unit's write lock: two demotions cannot both see two admins.
         if (current.role === 'ADMIN' && input.role !== 'ADMIN' && (q.admins.get() as { n: number }).n < 2) return { ok: false, code: 'LAST_ADMIN' };
         const row = q.setRole.get(input.role, input.userId, input.expectedRole) as records.UserRow | undefined;
-        return row === undefined ? { ok: false, stale: 'user' } : { ok: true, user: records.toUser(row) };
+        if (row === undefined) return { ok: false, stale: 'user' };
+        auditLog.append(input.audit);
+        return { ok: true, user: records.toUser(row) };
       }),
     listUsers: async ({ keyPrefix, limit, offset }) =>
       (q.list.all(keyPrefix, `${keyPrefix}\u{10FFFF}`, limit, offset) as records.UserRow[]).map(records.toUser),

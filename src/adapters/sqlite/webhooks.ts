@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type {
   DeliveryWithAttempts, DueDelivery, InsertWebhookOutcome, OutboxEventType, RecordAttemptOutcome, Webhook, WebhookAttempt, WebhookDelivery, WebhookStore,
 } from '../../ports/engine/index.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 
 interface WebhookRow {
@@ -31,6 +32,7 @@ const toAttempt = (r: AttemptRow): WebhookAttempt => ({
  * write lock, so a lease or an attempt decided in it cannot interleave with another's.
  */
 export function sqliteWebhooks(db: Db, gc: GroupCommit): WebhookStore {
+  const auditLog = sqliteChangeLogWriter(db);
   const q = {
     // Counted in the same statement, under the unit's write lock: never more than the cap.
     insert: db.prepare(`INSERT INTO webhooks (webhook_id, url, events, secret, status, created_at, disabled_reason)
@@ -66,10 +68,11 @@ export function sqliteWebhooks(db: Db, gc: GroupCommit): WebhookStore {
     return { delivery: toDelivery(row), url: hook.url, secret: hook.secret };
   };
   return {
-    insertWebhook: (w, webhooksMax) => gc.write('insertWebhook', (): InsertWebhookOutcome =>
-      q.insert.run(w.webhookId, w.url, JSON.stringify(w.events), w.secret, w.status, w.createdAt, w.disabledReason, webhooksMax).changes === 1
-        ? { ok: true }
-        : { ok: false, code: 'WEBHOOK_LIMIT_REACHED' }),
+    insertWebhook: (w, webhooksMax, audit) => gc.write('insertWebhook', (): InsertWebhookOutcome => {
+      if (q.insert.run(w.webhookId, w.url, JSON.stringify(w.events), w.secret, w.status, w.createdAt, w.disabledReason, webhooksMax).changes !== 1) return { ok: false, code: 'WEBHOOK_LIMIT_REACHED' };
+      auditLog.append(audit);
+      return { ok: true };
+    }),
     getWebhook: async (webhookId) => {
       const row = q.get.get(webhookId) as WebhookRow | undefined;
       return row === undefined ? null : toWebhook(row);
@@ -77,7 +80,11 @@ export function sqliteWebhooks(db: Db, gc: GroupCommit): WebhookStore {
     listWebhooks: async ({ limit, offset }) => (q.list.all(limit, offset) as WebhookRow[]).map(toWebhook),
     activeWebhooksFor: async (types) =>
       (q.active.all() as WebhookRow[]).map(toWebhook).filter((w) => w.events.some((e) => types.includes(e))),
-    deleteWebhook: (webhookId) => gc.write('deleteWebhook', () => q.remove.run(webhookId).changes === 1),
+    deleteWebhook: (webhookId, audit) => gc.write('deleteWebhook', () => {
+      if (q.remove.run(webhookId).changes !== 1) return false;
+      auditLog.append(audit);
+      return true;
+    }),
     recordDeliveries: (deliveries) => gc.write('recordDeliveries', () =>
       deliveries.filter((d) => q.addDelivery.run({ ...d }).changes === 1).map((d) => d.deliveryId)),
     leaseDueDeliveries: ({ now, leaseMs, limit }) => gc.write('leaseDueDeliveries', () =>

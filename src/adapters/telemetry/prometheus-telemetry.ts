@@ -38,7 +38,42 @@ export function createPrometheusTelemetry(
   const expiryDelay = new Histogram({
     name: 'ticketrush_hold_expiry_delay_seconds',
     help: 'How late after expiresAt a hold was actually freed',
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30],
+    // Past 60 s: the release-delay alert's threshold must fall inside the buckets.
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 900],
+    registers: [registry],
+  });
+  const holdResults = new Counter({
+    name: 'ticketrush_hold_requests_total',
+    help: 'Hold requests by result at the HTTP edge: ok, refused (the buyer\'s doing: taken, sold out, a limit, bad input) or failed (5xx, BUSY, timeout)',
+    labelNames: ['result'],
+    registers: [registry],
+  });
+  const released = new Counter({ name: 'ticketrush_holds_released_total', help: 'Holds given back before their expiry, by reason', labelNames: ['reason'], registers: [registry] });
+  const stuckGauge = (name: string, help: string): Gauge => new Gauge({ name, help, registers: [registry] });
+  const stuck = {
+    pendingPayOrders: stuckGauge('ticketrush_orders_pending_pay', 'Orders in PENDING_PAY (read every TICKETRUSH_OPS_FIGURES_MS, capped)'),
+    pendingPayOldestAgeSeconds: stuckGauge('ticketrush_orders_pending_pay_oldest_age_seconds', 'Seconds since the oldest PENDING_PAY order entered that state (0 when none)'),
+    paidNotTicketedOrders: stuckGauge('ticketrush_orders_paid_not_ticketed', 'Orders PAID but not yet TICKETED'),
+    paidNotTicketedOldestAgeSeconds: stuckGauge('ticketrush_orders_paid_not_ticketed_oldest_age_seconds', 'Seconds since the oldest PAID, not yet TICKETED order was paid (0 when none)'),
+    overdueHolds: stuckGauge('ticketrush_holds_overdue', 'ACTIVE holds past their expiry, not yet released'),
+    overdueHoldOldestSeconds: stuckGauge('ticketrush_holds_overdue_oldest_seconds', 'How far past its expiry the oldest unreleased hold is, in seconds (0 when none)'),
+    pendingPayments: stuckGauge('ticketrush_payments_pending', 'Payments PENDING (awaiting the provider\'s answer)'),
+    pendingPaymentOldestAgeSeconds: stuckGauge('ticketrush_payments_pending_oldest_age_seconds', 'Seconds since the oldest PENDING payment last changed (0 when none)'),
+  };
+  const inconsistencies = new Gauge({
+    name: 'ticketrush_inventory_inconsistencies',
+    help: 'Violations the auditor found in its last pass, by check (a bounded set of names; any non-zero is a P0)',
+    labelNames: ['check'],
+    registers: [registry],
+  });
+  const auditedAt = new Gauge({ name: 'ticketrush_audit_last_run_timestamp_seconds', help: 'When this process last finished an audit pass (epoch seconds; 0 before the first)', registers: [registry] });
+  const jobsWaiting = new Gauge({ name: 'ticketrush_jobs_waiting', help: 'Background jobs waiting in the queue (due or delayed)', registers: [registry] });
+  const jobsOverdue = new Gauge({ name: 'ticketrush_jobs_oldest_overdue_seconds', help: 'How late the most overdue waiting job is, in seconds (0 when none is due)', registers: [registry] });
+  const roomLength = new Gauge({ name: 'ticketrush_waiting_room_length', help: 'Buyers waiting in the waiting room (0 without one)', registers: [registry] });
+  const roomWait = new Histogram({
+    name: 'ticketrush_waiting_room_wait_seconds',
+    help: 'How long a buyer waited in the waiting room before being admitted',
+    buckets: [1, 5, 15, 30, 60, 120, 300, 600, 1800],
     registers: [registry],
   });
   const tickets = new Counter({ name: 'ticketrush_tickets_issued_total', help: 'Tickets issued', registers: [registry] });
@@ -64,6 +99,21 @@ export function createPrometheusTelemetry(
         holds.inc({ outcome });
         holdLatency.observe({ outcome }, seconds);
       },
+      holdResult: (result) => holdResults.inc({ result }),
+      holdReleased: (reason) => released.inc({ reason }),
+      stuck(figures) {
+        for (const key of Object.keys(stuck) as (keyof typeof stuck)[]) stuck[key].set(figures[key]);
+      },
+      audited(byCheck, finishedAtSeconds) {
+        for (const [check, n] of Object.entries(byCheck)) inconsistencies.set({ check }, n);
+        auditedAt.set(finishedAtSeconds);
+      },
+      jobBacklog(waiting, oldestOverdueSeconds) {
+        jobsWaiting.set(waiting);
+        jobsOverdue.set(oldestOverdueSeconds);
+      },
+      waitingRoom: (length) => roomLength.set(length),
+      waitingRoomAdmitted: (seconds) => roomWait.observe(seconds),
       orderAttempt: (outcome) => orders.inc({ outcome }),
       paymentCallback: (outcome) => payments.inc({ outcome }),
       paymentAnomaly(kind, details) {

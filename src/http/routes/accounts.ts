@@ -79,8 +79,8 @@ export const accountRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 200: UserResponse, ...errorResponses(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['ADMIN']);
-    const user = await setRole(ctx, request.params.username, request.body.role);
+    const actor = requireRole(tokens, request, ['ADMIN']);
+    const user = await setRole(ctx, request.params.username, request.body.role, actor);
     return { userId: user.userId, username: user.username, role: user.role };
   });
 };

@@ -26,9 +26,9 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 201: Type.Object({ bargainId: Type.String() }), ...errorResponses(400, 401, 403, 422, 503) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const body = request.body;
-    const created = await createBargain(ctx, { ...body, saleStartsAt: Date.parse(body.saleStartsAt), saleEndsAt: Date.parse(body.saleEndsAt) });
+    const created = await createBargain(ctx, { ...body, saleStartsAt: Date.parse(body.saleStartsAt), saleEndsAt: Date.parse(body.saleEndsAt) }, actor);
     return reply.status(201).send(created);
   });
 

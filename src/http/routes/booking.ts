@@ -10,7 +10,7 @@ import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
-import { countAnswers } from '../outcome-counting.js';
+import { countAnswers, holdResultOf } from '../outcome-counting.js';
 import {
   ExtendHoldBody, HoldBody, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse,
   ShowParams, TicketResponse, errorResponses,
@@ -25,6 +25,12 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
 
   app.post('/shows/:showId/holds', {
     onRequest: guard(tokens),
+    // Classed at the edge, so a refusal decided before the use case (sign-in, validation) and a
+    // failure after it (a 5xx, BUSY, the request timeout) count too.
+    onSend: async (_request, reply, payload) => {
+      ctx.telemetry.holdResult(holdResultOf(reply.statusCode));
+      return payload;
+    },
     schema: {
       tags: ['booking'],
       summary: 'Hold specific seats, N best-available seats, or N places of a counted section, all or nothing, for a bounded time',

@@ -53,9 +53,9 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       response: { 200: Type.Omit(ActivityDetailResponse, ['participated']), ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const { saleEndsAt, ...rest } = request.body;
-    return changeActivity(ctx, request.params.activityId, { ...rest, ...(saleEndsAt === undefined ? {} : { saleEndsAt: Date.parse(saleEndsAt) }) });
+    return changeActivity(ctx, request.params.activityId, { ...rest, ...(saleEndsAt === undefined ? {} : { saleEndsAt: Date.parse(saleEndsAt) }) }, actor);
   });
 
   app.post('/admin/flash-sales', {
@@ -68,9 +68,9 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       response: { 201: Type.Object({ flashSaleId: Type.String() }), ...errorResponses(400, 401, 403, 422, 503) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const body = request.body;
-    const created = await createFlashSale(ctx, { ...body, saleStartsAt: Date.parse(body.saleStartsAt), saleEndsAt: Date.parse(body.saleEndsAt) });
+    const created = await createFlashSale(ctx, { ...body, saleStartsAt: Date.parse(body.saleStartsAt), saleEndsAt: Date.parse(body.saleEndsAt) }, actor);
     return reply.status(201).send(created);
   });
 

@@ -83,7 +83,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 201: Type.Object({ showId: Type.String(), capacity: Type.Integer(), maxSeatsPerUser: Type.Integer() }), ...errorResponses(400, 401, 403, 422) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const { maxSeatsPerUser, seatMap, ...body } = request.body;
     const show = await createShow(ctx, {
       ...body,
@@ -92,7 +92,7 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       saleStartsAt: Date.parse(body.saleStartsAt),
       saleEndsAt: Date.parse(body.saleEndsAt),
       maxSeatsPerUser: maxSeatsPerUser ?? null,
-    });
+    }, undefined, actor);
     return reply.status(201).send({ showId: show.showId, capacity: show.capacity, maxSeatsPerUser: seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault) });
   });
 
@@ -113,12 +113,12 @@ export const catalogRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 200: Show, ...errorResponses(400, 401, 403, 404, 409, 422, 503) },
     },
   }, async (request) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const { startsAt, saleStartsAt, saleEndsAt, ...words } = request.body;
     // Instants as epoch ms; a field left out stays out (the edit changes only what it names).
     const times = Object.fromEntries(Object.entries({ startsAt, saleStartsAt, saleEndsAt })
       .flatMap(([key, value]) => (value === undefined ? [] : [[key, Date.parse(value)]]))) as { startsAt?: number; saleStartsAt?: number; saleEndsAt?: number };
-    const show = await editShow(ctx, request.params.showId, { ...words, ...times });
+    const show = await editShow(ctx, request.params.showId, { ...words, ...times }, actor);
     return showView(show, ctx.clock.now(), ctx.policy.maxSeatsPerUserDefault, ctx.policy.currency);
   });
 

@@ -47,12 +47,12 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       response: { 201: Type.Object({ poolId: Type.String() }), ...errorResponses(400, 401, 403, 422) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
+    const actor = requireRole(tokens, request, ['ADMIN']);
     const body = request.body;
     const created = await createCodePool(ctx, {
       title: body.title, description: body.description ?? '', imageUrl: body.imageUrl ?? null,
       saleStartsAt: Date.parse(body.saleStartsAt), saleEndsAt: Date.parse(body.saleEndsAt),
-    });
+    }, actor);
     return reply.status(201).send(created);
   });
 

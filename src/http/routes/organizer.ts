@@ -33,6 +33,14 @@ const SaleStatsResponse = Type.Object({
   ...figures,
   holdsPerMinute: Type.Integer({ description: 'seats put on hold in the last minute' }),
   sections: Type.Array(SectionStats, { description: 'every section, in seat-map order; the totals above add them up' }),
+  pulse: Type.Object({
+    stepSeconds: Type.Integer({ description: 'width of each bucket' }),
+    points: Type.Array(Type.Object({
+      at: Type.String({ format: 'date-time', description: 'start of the bucket' }),
+      holds: Type.Integer({ description: 'holds placed in the bucket' }),
+      refusals: Type.Record(Type.String(), Type.Integer(), { description: 'hold requests refused in the bucket, by error code (at most 12 codes, the rest as OTHER)' }),
+    }), { description: 'the last minutes, oldest first, empty buckets included' }),
+  }, { description: "hold requests of this show answered by this process over the last 5 minutes (each process counts its own)" }),
 });
 
 const UsersQuery = Type.Unsafe<{ q: string; limit: number; offset: number }>(Type.Object({
@@ -96,7 +104,7 @@ export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
       tags: ['admin'],
-      summary: 'Live sale figures of a show (from memory), per section and in total: sold, held, available, money taken, holds per minute',
+      summary: 'Live sale figures of a show (from memory), per section and in total: sold, held, available, money taken, holds per minute, and holds and refusals by code over the last minutes',
       security: [{ bearer: [] }],
       params: ShowParams,
       response: { 200: SaleStatsResponse, ...errorResponses(401, 403, 404) },

@@ -74,8 +74,8 @@ export const webhookRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
-    return reply.status(201).send(await createWebhook(ctx, webhooks, request.body));
+    const actor = requireRole(tokens, request, ['ADMIN']);
+    return reply.status(201).send(await createWebhook(ctx, webhooks, request.body, actor));
   });
 
   app.get('/admin/webhooks', {
@@ -102,8 +102,8 @@ export const webhookRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       response: { 204: Type.Null({ description: 'removed' }), ...errorResponses(400, 401, 403, 404) },
     },
   }, async (request, reply) => {
-    requireRole(tokens, request, ['ADMIN']);
-    await deleteWebhook(ctx, request.params.webhookId);
+    const actor = requireRole(tokens, request, ['ADMIN']);
+    await deleteWebhook(ctx, request.params.webhookId, actor);
     return reply.status(204).send(null);
   });
 

@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { ActivitySummary, BargainRecord, CampaignDetails, Hold, Order, Show } from '../../domain/index.js';
 import type { InventoryChanges, Stale } from './common.js';
 
@@ -75,7 +76,7 @@ export type UpdateBargainOutcome = { readonly ok: true; readonly bargain: Bargai
 
 export interface BargainStore {
   /** Inserts the record, then the show with its one section (as createFlashSale: the record alone joins to nothing). */
-  createBargain(input: Bargain): Promise<void>;
+  createBargain(input: Bargain & { readonly audit?: AuditEntryDraft | null }): Promise<void>;
   getBargain(bargainId: string): Promise<Bargain | null>;
   /** As listFlashSaleActivities, for bargains (kind BARGAIN), in the catalog's order. */
   listBargainActivities(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
@@ -110,5 +111,5 @@ export interface BargainStore {
    */
   orderBargain(input: OrderBargainInput): Promise<OrderBargainOutcome>;
   /** As updateCampaign, for a bargain: the details on the stored version, and offline. */
-  updateBargain(input: { readonly bargainId: string; readonly expectedVersion: number; readonly details: CampaignDetails }): Promise<UpdateBargainOutcome>;
+  updateBargain(input: { readonly bargainId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null }): Promise<UpdateBargainOutcome>;
 }

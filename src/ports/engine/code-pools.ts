@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { ActivitySummary, CampaignDetails } from '../../domain/index.js';
 import type { KeysetPosition, Page, Stale } from './common.js';
 
@@ -73,9 +74,9 @@ export interface CodePoolStore {
   /** As listFlashSaleActivities, for code pools (kind CODE_POOL), in the catalog's order (issue 23 item 1). */
   listCodePoolActivities(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
   /** An organizer's change (PATCH /admin/activities/{id}): the details and offline, only on `expectedVersion` (else stale), version + 1. */
-  updateCodePool(input: { readonly poolId: string; readonly expectedVersion: number; readonly details: CampaignDetails }): Promise<UpdateCodePoolOutcome>;
+  updateCodePool(input: { readonly poolId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null }): Promise<UpdateCodePoolOutcome>;
   /** Inserts the pool (its id is new). */
-  createCodePool(pool: CodePool): Promise<void>;
+  createCodePool(pool: CodePool, audit?: AuditEntryDraft | null): Promise<void>;
   getCodePool(poolId: string): Promise<CodePoolView | null>;
   /**
    * One batch, one short transaction: every code not yet in the pool is inserted (the unique index

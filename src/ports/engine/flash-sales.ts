@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { ActivitySummary, CampaignDetails, FlashSaleRecord, Hold, Order, Show } from '../../domain/index.js';
 import type { InventoryChanges, Stale } from './common.js';
 
@@ -10,6 +11,8 @@ import type { InventoryChanges, Stale } from './common.js';
 export interface CreateFlashSaleInput {
   readonly show: Show;
   readonly record: FlashSaleRecord;
+  /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
+  readonly audit?: AuditEntryDraft | null | undefined;
 }
 
 export interface FlashSale {
@@ -47,6 +50,8 @@ export interface UpdateCampaignInput {
   /** The show row's version the change was decided on (compare-and-set). */
   readonly expectedVersion: number;
   readonly details: CampaignDetails;
+  /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
+  readonly audit?: AuditEntryDraft | null | undefined;
 }
 
 export type UpdateCampaignOutcome = { readonly ok: true; readonly sale: FlashSale } | { readonly ok: false; readonly code: 'FLASH_SALE_NOT_FOUND' } | Stale<'show'>;

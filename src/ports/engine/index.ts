@@ -1,4 +1,6 @@
 import type { AuditStore } from './audit.js';
+import type { ChangeLogStore } from './change-log.js';
+import type { NotificationStore } from './notifications.js';
 import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
 import type { CodePoolStore } from './code-pools.js';
@@ -17,6 +19,8 @@ import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
 
 export * from './audit.js';
+export * from './change-log.js';
+export * from './notifications.js';
 export * from './code-pools.js';
 export * from './common.js';
 export * from './flash-sales.js';
@@ -44,7 +48,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, RefundStore, ShowCancellationStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, RefundStore, ShowCancellationStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

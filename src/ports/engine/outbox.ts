@@ -17,15 +17,18 @@ export type OutboxEventType =
   | 'tickets.issued'
   | 'ticket.checked_in'
   | 'show.changed'
+  // Emitted by the money issue's refunds, exchanges, waitlist and show cancellation (issue 25).
   | 'refund.requested'
   | 'refund.completed'
   | 'refund.failed'
+  | 'exchange.completed'
+  | 'waitlist.offered'
   | 'show.cancelled';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
-  'refund.requested', 'refund.completed', 'refund.failed', 'show.cancelled',
+  'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
 ];
 
 export interface OutboxEvent {

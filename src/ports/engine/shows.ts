@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { Seat, SectionKind, SellBy, Show, ShowDetails } from '../../domain/index.js';
 import type { BucketState, Page, Stale } from './common.js';
 
@@ -8,6 +9,8 @@ export interface CreateShowInput {
    * from the layout in chunks (GENERAL_ADMISSION sections have no seats), never as one array.
    */
   readonly show: Show;
+  /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
+  readonly audit?: AuditEntryDraft | null | undefined;
 }
 
 /** What is left of one section. */
@@ -60,6 +63,8 @@ export interface UpdateShowInput {
   readonly details: ShowDetails;
   /** When the edit is made (the outbox row's time); the adapter's clock when absent. */
   readonly now?: number;
+  /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
+  readonly audit?: AuditEntryDraft | null | undefined;
 }
 
 export type UpdateShowOutcome =

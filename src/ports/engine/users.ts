@@ -1,4 +1,5 @@
 import type { Role, User } from '../../domain/index.js';
+import type { AuditEntryDraft } from './change-log.js';
 import type { Page, Stale } from './common.js';
 
 export type InsertUserOutcome = { readonly ok: true } | { readonly ok: false; readonly code: 'USERNAME_TAKEN' };
@@ -8,6 +9,8 @@ export interface SetRoleInput {
   /** The role the application read; the update applies only if the stored role is still this. */
   readonly expectedRole: Role;
   readonly role: Role;
+  /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
+  readonly audit?: AuditEntryDraft | null | undefined;
 }
 
 export type SetRoleOutcome =

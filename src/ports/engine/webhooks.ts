@@ -1,3 +1,4 @@
+import type { AuditEntryDraft } from './change-log.js';
 import type { OutboxEventType } from './outbox.js';
 
 /**
@@ -92,14 +93,14 @@ export interface DeliveryWithAttempts {
 
 export interface WebhookStore {
   /** Stores a new endpoint unless `webhooksMax` exist already (counted in the same step). */
-  insertWebhook(webhook: Webhook, webhooksMax: number): Promise<InsertWebhookOutcome>;
+  insertWebhook(webhook: Webhook, webhooksMax: number, audit?: AuditEntryDraft | null): Promise<InsertWebhookOutcome>;
   getWebhook(webhookId: string): Promise<Webhook | null>;
   /** Oldest first. */
   listWebhooks(page: { readonly limit: number; readonly offset: number }): Promise<readonly Webhook[]>;
   /** ACTIVE endpoints subscribed to any of `types` (the sink's fan-out). */
   activeWebhooksFor(types: readonly OutboxEventType[]): Promise<readonly Webhook[]>;
   /** Removes the endpoint with its deliveries and attempts; false when unknown. */
-  deleteWebhook(webhookId: string): Promise<boolean>;
+  deleteWebhook(webhookId: string, audit?: AuditEntryDraft | null): Promise<boolean>;
   /**
    * One delivery per (webhook, event): a redelivered outbox event, or two processes relaying the
    * same page, never makes a second one. Rows for an endpoint no longer ACTIVE are skipped.

@@ -8,6 +8,7 @@ import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { CancelShowPanel } from './CancelShowPanel';
 import { ShowEditForm } from './ShowEditForm';
+import { SalePulseChart, type Pulse } from './SalePulseChart';
 
 interface Figures {
   readonly capacity: number;
@@ -28,11 +29,12 @@ interface Stats extends Figures {
   readonly currency: string;
   readonly holdsPerMinute: number;
   readonly sections: readonly SectionFigures[];
+  readonly pulse: Pulse;
 }
 
-/** Figures refresh when the seat stream says something changed (at most once a second), and every 10 s for the per-minute rate. */
+/** Figures refresh when the seat stream says something changed (at most once a second), and every 5 s for the rates and the chart (refusals change no seat). */
 const refreshMinMs = 1000;
-const refreshQuietMs = 10_000;
+const refreshQuietMs = 5_000;
 
 export function LiveSale({ showId }: { showId: string }) {
   const [seats, setSeats] = useState<LiveSeats | null>(null);
@@ -95,6 +97,7 @@ export function LiveSale({ showId }: { showId: string }) {
             {stat('hpm', t('statHoldsPerMinute'), String(stats.holdsPerMinute))}
             {stat('money', t('statMoney'), money(stats.moneyTakenCents, stats.currency))}
           </dl>
+          <SalePulseChart pulse={stats.pulse} />
           <h2>{t('bySection')}</h2>
           <div class="table-scroll" tabIndex={0} role="region" aria-label={t('bySection')}>
             <table class="section-stats" data-testid="section-stats">

@@ -13,6 +13,7 @@ export function Organizer() {
       <p class="row">
         <a class="button primary" href="/admin/new">{t('newShow')}</a>
         <a class="button" href="/admin/users" data-testid="manage-users">{t('manageUsers')}</a>
+        <a class="button" href="/admin/audit-log" data-testid="audit-log-link">{t('auditOpen')}</a>
         <a class="button" href="/admin/campaigns" data-testid="manage-campaigns">{t('manageCampaigns')}</a>
         <a class="button" href="/admin/code-pools/new" data-testid="new-code-pool">{t('newCodePool')}</a>
       </p>
