@@ -75,7 +75,8 @@ afterAll(async () => {
 
 describe(`a show cancellation killed half-way (${testStore})`, () => {
   it('is resumed by the next process: every paid order refunded exactly once', async () => {
-    const a = await spawn();
+    // A slow provider (100 ms a call) so the kill lands half-way through the refunds, whatever the machine's load.
+    const a = await spawn({ TICKETRUSH_SANDBOX_CALL_DELAY_MS: '100' });
     const token = (await new HttpBuyer(a.url, admin.username).call('POST', '/api/v1/auth/login', admin)).body.token as string;
     const auth = { authorization: `Bearer ${token}` };
     const now = Date.now();
