@@ -16,6 +16,8 @@ export interface BookingPolicy {
   readonly holdLifeSecondsMax: number;
   /** Seats one buyer may hold and buy per show, for shows that set no limit of their own. */
   readonly maxSeatsPerUserDefault: number;
+  /** A waitlist offer's claim window in seconds (bounded by the domain's waitlistLimits); its default when absent. */
+  readonly waitlistClaimSeconds?: number;
   readonly currency: string;
 }
 

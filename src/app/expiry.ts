@@ -2,6 +2,7 @@ import { isOverdue, limits, type Hold } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { enqueueJob, expireHoldKey } from './enqueue.js';
 import { sweepByKeyset } from './keyset-sweep.js';
+import { scheduleOffered, waitlistTerms } from './waitlist-terms.js';
 
 /** Enqueues the release of a new hold at its expiry (job `expire-hold`, key `expire-hold:{holdId}`). */
 export function scheduleExpiry(ctx: AppContext, hold: Pick<Hold, 'holdId' | 'expiresAt'>): void {
@@ -32,8 +33,9 @@ export async function expireHold(ctx: AppContext, holdId: string): Promise<boole
   const now = ctx.clock.now();
   const hold = await ctx.store.getHold(holdId);
   if (hold === null || !isOverdue(hold, now)) return false;
-  const outcome = await ctx.store.lapseHold({ holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
+  const outcome = await ctx.store.lapseHold({ holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
   if (!outcome.ok) return false;
+  scheduleOffered(ctx, outcome);
   ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
   return true;
 }
@@ -56,8 +58,9 @@ export async function sweepOverdueHolds(ctx: AppContext, batchesMax = 50): Promi
       let freed = 0;
       for (const hold of page) {
         try {
-          const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now });
+          const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: 'EXPIRE', expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
           if (!outcome.ok) continue; // moved on since the page was read
+          scheduleOffered(ctx, outcome);
           ctx.telemetry.holdsExpired(1, [(now - hold.expiresAt) / 1000]);
           freed++;
         } catch (error) {

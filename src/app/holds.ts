@@ -7,6 +7,7 @@ import { cancelExpiry } from './enqueue.js';
 import { rescheduleExpiry, scheduleExpiry } from './expiry.js';
 import { claimSeatsThroughGate, claimUnitsThroughGate } from './gated-claim.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
+import { scheduleOffered, waitlistTerms } from './waitlist-terms.js';
 import { holdTermsView, holdView, iso, type MyHoldView } from './views.js';
 
 export type HoldRequest =
@@ -202,8 +203,9 @@ export async function releaseHold(ctx: AppContext, userId: string, holdId: strin
     const hold = found(await ctx.store.getHold(holdId), 'HOLD_NOT_FOUND', 'no such hold');
     const now = ctx.clock.now();
     const event = unwrap(releaseByOwner(hold, userId, now));
-    const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now });
+    const outcome = await ctx.store.lapseHold({ holdId, event, expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
     if (outcome.ok) {
+      scheduleOffered(ctx, outcome);
       return done(outcome.hold);
     }
     if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'no such hold');

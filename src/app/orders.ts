@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { cancelExpiry } from './enqueue.js';
 import { AppError, appFailure, found, unwrap, type AppErrorCode, type AppFailure } from './errors.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
+import { scheduleOffered, waitlistTerms } from './waitlist-terms.js';
 import { iso, orderView, type OrderView } from './views.js';
 
 export interface CreateOrderCommand {
@@ -64,7 +65,8 @@ export function orderRequestHash(holdId: string): string {
   return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
 }
 
-export type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: KeyClaim };
+/** `T`: the stored answer's shape (an order's view; a hold's id for holds). */
+export type Begun<T = OrderView> = { kind: 'replay'; order: T } | { kind: 'claimed'; claim: KeyClaim };
 
 /**
  * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
@@ -72,12 +74,12 @@ export type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; cl
  * the store says the key was written first by someone else (beginKey false), that record is read
  * and honoured: this request never goes on without its own record.
  */
-export async function beginKey(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun> {
+export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun<T>> {
   for (let round = 0; round < roundsMax; round++) {
     const now = ctx.clock.now();
     const existing = await ctx.store.getKey(scope, key);
     if (existing !== null) {
-      const answered = earlierAnswer(existing, requestHash, now);
+      const answered = earlierAnswer<T>(existing, requestHash, now);
       if (answered !== null) return answered;
       // Its request died with its process (or overran every bound): this retry takes the key over.
       await ctx.store.removeKey({ scope, key, createdAt: existing.createdAt });
@@ -91,7 +93,7 @@ export async function beginKey(ctx: AppContext, scope: string, key: string, requ
 }
 
 /** The stored answer to this key; null when the record is a dead request's (take it over); throws if the key cannot be used now. */
-function earlierAnswer(existing: IdempotencyRecord, requestHash: string, now: number): Begun | null {
+function earlierAnswer<T>(existing: IdempotencyRecord, requestHash: string, now: number): Begun<T> | null {
   if (existing.requestHash !== requestHash) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
   }
@@ -106,7 +108,7 @@ function earlierAnswer(existing: IdempotencyRecord, requestHash: string, now: nu
     const failure = body as AppFailure;
     throw new AppError(failure.code, failure.message, failure.details);
   }
-  return { kind: 'replay', order: body as OrderView };
+  return { kind: 'replay', order: body as T };
 }
 
 type Opened = { kind: 'replay'; order: OrderView } | { kind: 'new'; order: Order };
@@ -245,11 +247,12 @@ export async function cancelOrder(ctx: AppContext, userId: string, orderId: stri
     if (hold.status !== 'ACTIVE') return again({ ok: false, stale: 'hold' });
     const now = ctx.clock.now();
     // Overdue but not swept yet: it expires now rather than being released, as the sweep would.
-    const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: isOverdue(hold, now) ? 'EXPIRE' : 'RELEASE', expectedExpiresAt: hold.expiresAt, now });
+    const outcome = await ctx.store.lapseHold({ holdId: hold.holdId, event: isOverdue(hold, now) ? 'EXPIRE' : 'RELEASE', expectedExpiresAt: hold.expiresAt, now, waitlist: await waitlistTerms(ctx, hold, now) });
     if (!outcome.ok) {
       if ('code' in outcome) throw new AppError('HOLD_NOT_FOUND', 'the order has no hold');
       return again(outcome);
     }
+    scheduleOffered(ctx, outcome);
     cancelExpiry(ctx, hold.holdId);
     return done(outcome.cancelledOrder);
   });

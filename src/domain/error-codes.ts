@@ -52,6 +52,14 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A blocklist entry without a reason, or expiring in the past. */
+  'INVALID_BLOCK',
+  /** A waitlist join with a bad quantity or section (waitlist.ts). */
+  'INVALID_WAITLIST_REQUEST',
+  /** One live waitlist entry per buyer and show (a partial unique index). */
+  'WAITLIST_ALREADY_JOINED',
+  /** No live waitlist entry of this buyer for this show. */
+  'WAITLIST_NOT_FOUND',
   /** A buyer's refund outside the show's refund policy (issue 25). */
   'REFUND_NOT_ALLOWED',
   /** The order is not TICKETED (a whole refund is pending or done, or it was never paid). */

@@ -21,4 +21,6 @@ export * from './webhook-rules.js';
 export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
+export * from './blocklist.js';
+export * from './waitlist.js';
 export * from './refund.js';

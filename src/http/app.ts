@@ -16,6 +16,7 @@ import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
 import { bookingRoutes } from './routes/booking.js';
 import { campaignRoutes } from './routes/campaigns.js';
+import { waitlistRoutes } from './routes/waitlist.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -29,6 +30,7 @@ import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { blocklistRoutes } from './routes/blocklist.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -90,6 +92,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
+    // None by default: request.ip is the socket's address, so a forged X-Forwarded-For changes
+    // nothing. Only the listed proxies' header is believed (TICKETRUSH_TRUST_PROXY).
+    trustProxy: deps.trustProxy !== undefined && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -112,6 +117,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     const { status, body } = toErrorResponse(error);
     // A busy store is an expected answer under contention, not a failure to log as one.
     if (body.code === 'BUSY') void reply.header('retry-after', String(limits.busyRetryAfterSeconds));
+    else if (body.code === 'RATE_LIMITED' && typeof body.details?.retryAfterSeconds === 'number') void reply.header('retry-after', String(body.details.retryAfterSeconds));
     else if (status >= 500) request.log.error({ err: error }, 'request failed');
     void reply.status(status).send(body);
   });
@@ -145,6 +151,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   await app.register(notificationRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
+  await app.register(blocklistRoutes(deps), { prefix: '/api/v1' });
+  await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

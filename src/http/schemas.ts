@@ -24,7 +24,7 @@ export const Credentials = Type.Object(
   { additionalProperties: false },
 );
 
-const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
+export const SectionId = Type.String({ minLength: 1, maxLength: 8, pattern: '^[A-Za-z0-9]+$' });
 
 const Price = Type.Integer({ minimum: 0, maximum: limits.priceCentsMax, description: 'Price of one seat or place of this section (a price tier), integer cents' });
 
@@ -217,6 +217,16 @@ export const OrderHeaders = Type.Object({
     pattern: idempotencyKeyPattern,
     description: 'Required. Scoped to the signed-in user: the same key and body replay the first answer; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED',
   }),
+});
+
+/** A hold's optional request key (seed 002 §5): a retried hold never takes stock twice. */
+export const HoldHeaders = Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: limits.idempotencyKeyLengthMax,
+    pattern: idempotencyKeyPattern,
+    description: 'Optional. Scoped to the signed-in user: the same key and body answer the same hold (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT',
+  })),
 });
 
 export const OrderResponse = Type.Object({

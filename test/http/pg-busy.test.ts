@@ -151,6 +151,9 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'POST', path: '/api/v1/flash-sales/{flashSaleId}/orders', url: () => `/api/v1/flash-sales/${flashSaleId}/orders`, body: () => ({ itemId: 'TEA', quantity: 1 }), headers: () => ({ 'x-idempotency-key': 'busy-flash-1' }), expect: 'busy' },
     { method: 'POST', path: '/api/v1/admin/bargains', url: () => '/api/v1/admin/bargains', body: () => ({ title: 'T', goods: 'G', originalPriceCents: 100, floorPriceCents: 50, cutMinCents: 1, cutMaxCents: 2, minCuts: 1, stock: 1, saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString() }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/bargains/{bargainId}', url: () => `/api/v1/bargains/${bargainId}`, expect: 'busy' },
+    { method: 'POST', path: '/api/v1/shows/{showId}/waitlist', url: () => `/api/v1/shows/${showId}/waitlist`, body: () => ({ quantity: 1 }), expect: 'busy' },
+    { method: 'DELETE', path: '/api/v1/shows/{showId}/waitlist', url: () => `/api/v1/shows/${showId}/waitlist`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/me/waitlist', url: () => '/api/v1/me/waitlist', expect: 'busy' },
     { method: 'POST', path: '/api/v1/bargains/{bargainId}/start', url: () => `/api/v1/bargains/${bargainId}/start`, expect: 'busy' },
     { method: 'GET', path: '/api/v1/bargain-orders/{bargainOrderId}', url: () => `/api/v1/bargain-orders/${bargainOrderId}`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/bargain-orders/{bargainOrderId}/cuts', url: () => `/api/v1/bargain-orders/${bargainOrderId}/cuts`, expect: 'busy', as: 'admin' },
@@ -160,6 +163,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', expect: 'busy' },
     { method: 'PUT', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', body: () => ({ language: 'zh-CN' }), expect: 'busy' },
     { method: 'GET', path: '/api/v1/admin/audit-log', url: () => '/api/v1/admin/audit-log', expect: 'busy', as: 'admin' },
+    // Issue 24 item 4: the blocklist's admin routes read the admin's stored role first (roleGuard).
+    { method: 'POST', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', body: () => ({ ip: '192.0.2.1', reason: 'busy' }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', expect: 'busy', as: 'admin' },
+    { method: 'DELETE', path: '/api/v1/admin/blocklist/{blockId}', url: () => '/api/v1/admin/blocklist/blk_busy', expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

@@ -30,6 +30,7 @@ const createFlashSale = () => import('./pages/Campaigns').then((m) => m.CreateFl
 const door = () => import('./door/DoorPage').then((m) => m.DoorPage);
 const codePool = () => import('./pages/CodePoolPage').then((m) => m.CodePoolPage);
 const myCodes = () => import('./pages/MyCodes').then((m) => m.MyCodes);
+const myWaitlist = () => import('./pages/MyWaitlist').then((m) => m.MyWaitlist);
 const createCodePool = () => import('./pages/CreateCodePool').then((m) => m.CreateCodePool);
 const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.ManageCodePool);
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
@@ -48,6 +49,7 @@ function Page() {
   if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
+  if (p === '/waitlist') return <Lazy load={myWaitlist} props={{}} />;
   if (p === '/notifications') return <Lazy load={notifications} props={{}} />;
   if ((params = match('/codes/:poolId', p))) return <Lazy key={params.poolId} load={codePool} props={{ poolId: params.poolId ?? '' }} />;
   if (p === '/signin') return <AuthPage mode="signin" />;
@@ -93,6 +95,7 @@ function Header() {
         <a href="/activities">{t('navActivities')}</a>
         {who !== null && <a href="/tickets">{t('navTickets')}</a>}
         {who !== null && <a href="/codes">{t('navCodes')}</a>}
+        {who !== null && <a href="/waitlist">{t('navWaitlist')}</a>}
         {who !== null && <a href="/notifications" data-testid="nav-notifications">{unread.value > 0 ? t('navNotificationsUnread', { n: unread.value }) : t('navNotifications')}</a>}
         {r === 'ADMIN' && <a href="/admin">{t('navOrganizer')}</a>}
         {(r === 'STAFF' || r === 'ADMIN') && <a href="/door">{t('navDoor')}</a>}

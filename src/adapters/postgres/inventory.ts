@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { formsAdjacentRun, holdPriceCents, type Hold, type ReservationLine } from '../../domain/index.js';
-import type { ClaimBase, ClaimOutcome, InventoryStore, SeatChange } from '../../ports/engine/index.js';
+import type { ClaimBase, ClaimOutcome, InventoryStore, LapseHoldInput, SeatChange, WaitlistOffer } from '../../ports/engine/index.js';
+import { offerInTx } from './waitlist.js';
 import { pgBestAvailable } from './best-available.js';
 import { adjacentTaken, heldBy, newHold, seatChangesOf, seatLinesOf, unitsOf } from './claim-results.js';
 import { claimSeatsStatement, claimUnitsStatement } from './claim-statements.js';
@@ -163,7 +164,16 @@ export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
         const cancelledOrder = cancelled.rows[0] === undefined ? null : toOrder(cancelled.rows[0]);
         const changes = { showId: hold.show_id, seats: back.seats, stock: back.stock };
         await appendOutbox(c, origin, input.now, [holdEnded(after as Hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
-        return { ok: true, hold: after as Hold, cancelledOrder, changes } as const;
+        // The waitlist goes first, in this same transaction: the seats are never free to the public
+        // in between (this transaction still holds their row locks).
+        const offered: WaitlistOffer[] = [];
+        for (const holdId of input.waitlist?.holdIds ?? []) {
+          const w = input.waitlist as NonNullable<LapseHoldInput['waitlist']>;
+          const offer = await offerInTx(c, origin, { showId: hold.show_id, holdId, now: input.now, claimUntil: w.claimUntil, userUnitsMax: w.userUnitsMax });
+          if (!offer.ok) break;
+          offered.push({ entry: offer.entry, hold: offer.hold, changes: offer.changes });
+        }
+        return { ok: true, hold: after as Hold, cancelledOrder, changes, ...(input.waitlist === undefined ? {} : { offered }) } as const;
       });
       return result.ok ? result.value : unexpected('lapseHold', result);
     },

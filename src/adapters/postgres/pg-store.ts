@@ -15,10 +15,12 @@ import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
+import { pgBlocklist } from './blocklist.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
 import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
+import { pgWaitlist } from './waitlist.js';
 import { pgTickets } from './tickets.js';
 import { warmPool } from './warm.js';
 import { pgIdempotency, pgUsers } from './users.js';
@@ -88,10 +90,12 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgNotifications(lanes.checkout),
     ...pgChangeLog(lanes.checkout),
     ...pgSettings(lanes.checkout),
+    ...pgBlocklist(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
+    ...pgWaitlist(lanes, origin),
     ...pgRefunds(lanes.checkout, origin),
     ...pgShowCancellations(lanes.checkout, origin),
     pools,

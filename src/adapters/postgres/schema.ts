@@ -553,6 +553,56 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Waitlist (issue 25 item 5, 候补): entries in order of joining; one live entry per buyer and show.
+    version: 19,
+    name: 'waitlist',
+    sql: `
+    CREATE TABLE waitlist_entries (
+      entry_id text PRIMARY KEY,
+      show_id text NOT NULL REFERENCES shows(show_id),
+      user_id text NOT NULL REFERENCES users(user_id),
+      section_id text,
+      quantity integer NOT NULL CHECK (quantity >= 1),
+      status text NOT NULL CHECK (status IN ('WAITING','OFFERED','CLAIMED','LAPSED','LEFT')),
+      joined_at bigint NOT NULL,
+      hold_id text,
+      claim_until bigint,
+      updated_at bigint NOT NULL,
+      CHECK ((status = 'WAITING') = (hold_id IS NULL) OR status = 'LEFT')
+    );
+    -- The guard of a join: one live entry per buyer and show.
+    CREATE UNIQUE INDEX waitlist_one_live_per_user ON waitlist_entries (show_id, user_id) WHERE status IN ('WAITING','OFFERED');
+    -- The line: WAITING entries of a show in order of joining.
+    CREATE INDEX waitlist_line ON waitlist_entries (show_id, joined_at, entry_id COLLATE "C") WHERE status = 'WAITING';
+    CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
+    CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
+    `,
+  },
+  {
+    // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
+    // and the lifted count are a change marker every process can poll cheaply.
+    version: 16,
+    name: 'blocklist',
+    sql: `
+    CREATE TABLE blocklist (
+      block_id text PRIMARY KEY,
+      kind text NOT NULL CHECK (kind IN ('USER','IP')),
+      user_id text REFERENCES users(user_id),
+      username text,
+      cidr text,
+      reason text NOT NULL,
+      created_by text NOT NULL,
+      created_at bigint NOT NULL,
+      expires_at bigint,
+      status text NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
+      lifted_at bigint,
+      CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
+      CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
+    );
+    CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+    `,
+  },
+  {
     // Issue 25 (refunds, show policy). Version 18 is this branch's (versions apply in order, gaps allowed).
     version: 18,
     name: 'refunds: REFUND_PENDING orders, a refunds table, show refund and exchange policy',

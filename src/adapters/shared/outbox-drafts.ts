@@ -100,3 +100,8 @@ export function settlementDrafts(hold: Hold | null, holdMoved: boolean, order: O
   if (moved !== null) drafts.push(moved);
   return drafts;
 }
+
+/** A waitlist entry was offered a hold: the notifications consumer tells the buyer. */
+export function waitlistOffered(entry: { entryId: string; userId: string; showId: string }, holdId: string, claimUntil: number): OutboxDraft {
+  return { type: 'waitlist.offered', showId: entry.showId, changes: null, data: { entryId: entry.entryId, userId: entry.userId, showId: entry.showId, holdId, claimUntil } };
+}

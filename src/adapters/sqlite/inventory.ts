@@ -2,7 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import { formsAdjacentRun, holdPriceCents, seatLines, unitsOf, type Hold, type ReservationLine } from '../../domain/index.js';
 import type {
   ClaimBase, ClaimBestAvailableInput, ClaimOutcome, ClaimSeatsInput, ClaimUnitsInput, ExtendHoldInput, ExtendHoldOutcome, InventoryChanges,
-  InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome, Page,
+  InventoryStore, KeysetPosition, LapseHoldInput, LapseHoldOutcome, OfferWaitlistInput, OfferWaitlistOutcome, Page, WaitlistOffer,
 } from '../../ports/engine/index.js';
 import { holdCreated, holdEnded, orderMoved } from '../shared/outbox-drafts.js';
 import type { SeatChooser } from './choose-seats.js';
@@ -21,7 +21,7 @@ interface TakenSeat { seat_id: string; section: string; row_no: number; seat_no:
  * conditional statement checked by its row count, and the schema's guards (one live claim per
  * seat, stock within 0..capacity, units >= 0) refuse what a wrong take would write.
  */
-export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser, ob: OutboxWriter): InventoryStore {
+export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, choose: SeatChooser, ob: OutboxWriter, offerWaitlist: (input: OfferWaitlistInput) => OfferWaitlistOutcome): InventoryStore {
   const q = {
     // Hot: one statement takes every requested seat, only those still AVAILABLE; the row count says
     // whether all were. RETURNING gives the sections and places for the lines and the read model.
@@ -192,7 +192,15 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
         const hold = shared.hold(row);
         const cancelledOrder = cancelled === undefined ? null : records.toOrder(cancelled, hold.lines);
         ob.append(input.now, [holdEnded(hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
-        return { ok: true, hold, cancelledOrder, changes };
+        // The waitlist goes first, in this same unit: the seats never show as free to the public.
+        const offered: WaitlistOffer[] = [];
+        for (const holdId of input.waitlist?.holdIds ?? []) {
+          const w = input.waitlist as NonNullable<LapseHoldInput['waitlist']>;
+          const offer = offerWaitlist({ showId: hold.showId, holdId, now: input.now, claimUntil: w.claimUntil, userUnitsMax: w.userUnitsMax });
+          if (!offer.ok) break;
+          offered.push({ entry: offer.entry, hold: offer.hold, changes: offer.changes });
+        }
+        return { ok: true, hold, cancelledOrder, changes, ...(input.waitlist === undefined ? {} : { offered }) };
       }),
 
     extendHold: (input: ExtendHoldInput) =>

@@ -450,6 +450,48 @@ export const migrations: readonly Migration[] = [
   CREATE INDEX audit_log_by_entity ON audit_log (entity_type, entity_id, at);
   CREATE INDEX audit_log_by_actor ON audit_log (actor_id, at);
   `,
+  // Waitlist (issue 25 item 5, 候补): entries in order of joining; one live entry per buyer and show.
+  `
+  CREATE TABLE waitlist_entries (
+    entry_id TEXT PRIMARY KEY,
+    show_id TEXT NOT NULL REFERENCES shows(show_id),
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    section_id TEXT,
+    quantity INTEGER NOT NULL CHECK (quantity >= 1),
+    status TEXT NOT NULL CHECK (status IN ('WAITING','OFFERED','CLAIMED','LAPSED','LEFT')),
+    joined_at INTEGER NOT NULL,
+    hold_id TEXT,
+    claim_until INTEGER,
+    updated_at INTEGER NOT NULL,
+    CHECK ((status = 'WAITING') = (hold_id IS NULL) OR status = 'LEFT')
+  );
+  -- The guard of a join: one live entry per buyer and show.
+  CREATE UNIQUE INDEX waitlist_one_live_per_user ON waitlist_entries (show_id, user_id) WHERE status IN ('WAITING','OFFERED');
+  -- The line: WAITING entries of a show in order of joining.
+  CREATE INDEX waitlist_line ON waitlist_entries (show_id, joined_at, entry_id) WHERE status = 'WAITING';
+  CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
+  CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
+  `,
+  // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
+  // and the lifted count are a change marker every process can poll cheaply.
+  `
+  CREATE TABLE blocklist (
+    block_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('USER','IP')),
+    user_id TEXT REFERENCES users(user_id),
+    username TEXT,
+    cidr TEXT,
+    reason TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
+    lifted_at INTEGER,
+    CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
+    CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
+  );
+  CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+  `,
   // Issue 25 (refunds): an order refunded whole waits in REFUND_PENDING for the provider; a partly
   // refunded one stays TICKETED and counts what went back (refunded_cents). Each refund is a row
   // of its own: its id is the provider's idempotency key, so two partial refunds are two refunds.

@@ -10,6 +10,7 @@ import { sqliteCodePools } from './code-pools.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
+import { sqliteWaitlist, sqliteWaitlistOffer } from './waitlist.js';
 import { sqliteBargains } from './bargains.js';
 import { sqliteIdempotency } from './idempotency.js';
 import { sqliteInventory } from './inventory.js';
@@ -20,6 +21,7 @@ import { sqlitePayments } from './payments.js';
 import { sqliteRefunds } from './refunds.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
+import { sqliteBlocklist } from './blocklist.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -92,10 +94,11 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
   const choose = seatChooser(db);
   const ob = sqliteOutboxWriter(db, options.origin ?? `sqlite-${randomUUID()}`);
   const showStore = sqliteShows(db, gc, ob);
+  const offerWaitlist = sqliteWaitlistOffer(db, shows, ob);
   return {
     ...sqliteUsers(db, gc),
     ...showStore,
-    ...sqliteInventory(db, gc, shows, shared, choose, ob),
+    ...sqliteInventory(db, gc, shows, shared, choose, ob, offerWaitlist),
     ...sqliteOrders(db, gc, shared, ob),
     ...sqlitePayments(db, gc, shared, ob),
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
@@ -107,10 +110,12 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteNotifications(db, gc),
     ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
+    ...sqliteBlocklist(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
+    ...sqliteWaitlist(db, gc, offerWaitlist),
     ...sqliteRefunds(db, gc, shows, shared, ob),
     ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {

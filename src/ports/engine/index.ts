@@ -3,6 +3,7 @@ import type { ChangeLogStore } from './change-log.js';
 import type { NotificationStore } from './notifications.js';
 import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
+import type { BlocklistStore } from './blocklist.js';
 import type { CodePoolStore } from './code-pools.js';
 import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -17,6 +18,7 @@ import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
+import type { WaitlistStore } from './waitlist.js';
 
 export * from './audit.js';
 export * from './change-log.js';
@@ -25,6 +27,7 @@ export * from './code-pools.js';
 export * from './common.js';
 export * from './flash-sales.js';
 export * from './bargains.js';
+export * from './blocklist.js';
 export * from './exports.js';
 export * from './idempotency.js';
 export * from './inventory.js';
@@ -38,6 +41,7 @@ export * from './sweeps.js';
 export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
+export * from './waitlist.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
@@ -48,7 +52,7 @@ export * from './webhooks.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, RefundStore, ShowCancellationStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, BlocklistStore, RefundStore, ShowCancellationStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

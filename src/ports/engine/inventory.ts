@@ -1,4 +1,4 @@
-import type { Hold, Order, SeatPoint } from '../../domain/index.js';
+import type { Hold, Order, SeatPoint, WaitlistEntry } from '../../domain/index.js';
 import type { InventoryChanges, KeysetPosition, Page, Stale } from './common.js';
 
 /**
@@ -83,6 +83,20 @@ export interface LapseHoldInput {
   readonly event: 'RELEASE' | 'EXPIRE';
   readonly expectedExpiresAt: number;
   readonly now: number;
+  /**
+   * The waitlist goes first: when given, what the lapse freed is offered to the show's waitlist
+   * IN THE SAME TRANSACTION (exactly as offerWaitlist does, repeated while entries are served, at
+   * most `holdIds.length` offers), so freed seats are never AVAILABLE to the public while
+   * someone who fits is waiting. Absent: nothing is offered.
+   */
+  readonly waitlist?: { readonly holdIds: readonly string[]; readonly claimUntil: number; readonly userUnitsMax: number };
+}
+
+/** What the waitlist got in a lapse (see LapseHoldInput.waitlist). */
+export interface WaitlistOffer {
+  readonly entry: WaitlistEntry;
+  readonly hold: Hold;
+  readonly changes: InventoryChanges;
 }
 
 export type LapseHoldOutcome =
@@ -93,6 +107,8 @@ export type LapseHoldOutcome =
       /** The unpaid order cancelled with it, if there was one. */
       readonly cancelledOrder: Order | null;
       readonly changes: InventoryChanges;
+      /** Offers made to the waitlist in the same transaction, in order (empty when none). */
+      readonly offered?: readonly WaitlistOffer[];
     }
   | { readonly ok: false; readonly code: 'HOLD_NOT_FOUND' }
   | Stale<'hold'>;

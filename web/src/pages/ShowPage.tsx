@@ -13,6 +13,7 @@ import { session } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
+import { WaitlistPanel } from './WaitlistPanel';
 
 const seatsPerHoldMax = 10;
 
@@ -221,6 +222,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
           ) : (
             <>
               {soldOut && <p data-testid="sold-out-note">{t('soldOutNote')}</p>}
+              {soldOut && session.value !== null && <WaitlistPanel showId={show.showId} max={seatsPerHoldMax} />}
               {!soldOut && counted.map((s) => (
                 <CountedBlock key={s.id} section={s} left={countedLeft(s)} disabled={!onSale || busy}
                   onHold={(quantity) => void place({ section: s.id, quantity })} />
