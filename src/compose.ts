@@ -8,6 +8,7 @@ import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-sign
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
 import { openSqliteSandboxLedger } from './adapters/payments/sqlite-sandbox-ledger.js';
+import { createStripeProvider } from './adapters/payments/stripe-provider.js';
 import { secretFingerprint } from './adapters/crypto/secret-fingerprint.js';
 import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
@@ -32,11 +33,15 @@ import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
 import { ensureDemoShow } from './app/catalog.js';
+import { discountReturnsSink } from './app/discounts.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { WaitingRoomCache } from './app/waiting-room-cache.js';
+import { blockQueuePlaces } from './app/waiting-rooms.js';
+import { hmacAdmissionTokens } from './adapters/crypto/admission-tokens.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { startOpsFigures } from './app/ops-figures.js';
 import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
@@ -201,6 +206,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const stripe = config.stripe === null ? null : createStripeProvider({
+    ...config.stripe,
+    // Stripe's hosted page sends the buyer back to their order's page.
+    returnUrl: (orderId, outcome) => `${config.publicUrl || baseUrl}/orders/${encodeURIComponent(orderId)}?checkout=${outcome}`,
+    toleranceSeconds: limits.signatureToleranceSeconds,
+  });
   // A slow provider on demand (a cancellation test kills a process mid-way through its refunds).
   if (sandbox !== null && config.sandboxCallDelayMs > 0) sandbox.setCallDelayMs(config.sandboxCallDelayMs);
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
@@ -228,7 +239,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
-    payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
+    payments: timeLimitedProvider(sandbox ?? stripe ?? unconfiguredProvider, limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -243,12 +254,20 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       waitlistClaimSeconds: config.waitlistClaimSeconds,
       currency: config.currency,
     },
+    rooms: new WaitingRoomCache(),
+    admission: hmacAdmissionTokens(config.secrets.admission),
     ...(gate === null ? {} : { gate }),
   };
   // Issue 24: the buying routes' limits (shared through the gate's Redis connection when
   // configured, so every process counts together) and the blocklist, cached per process.
   const buyingThrottle = createBuyingThrottle(config.rateLimits?.buying ?? null, redisGate === null ? { kind: 'memory' } : { kind: 'redis', redis: redisGate.redis, prefix: config.redis?.prefix ?? 'ticketrush:' });
-  const blocklistHooks: BlocklistHooks = { onBuyerBlocked: [], onHookError: (error) => telemetry.jobFailed('blocklist-hook', error) };
+  const blocklistHooks: BlocklistHooks = {
+    // A blocked buyer's places in every waiting room become BLOCKED (issue 24 item 4).
+    onBuyerBlocked: [async (userId) => {
+      await blockQueuePlaces(ctx, userId);
+    }],
+    onHookError: (error) => telemetry.jobFailed('blocklist-hook', error),
+  };
   const blocklist = new Blocklist(ctx, blocklistHooks);
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
@@ -315,6 +334,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
+    stripe,
     metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
@@ -381,8 +401,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     stopBlocklist = blocklist.startRefreshing(config.blocklistRefreshMs, (error) => telemetry.jobFailed('blocklist-refresh', error));
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
     if (config.database.kind !== 'sqlite') {
-      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error), onEvent: (event) => ctx.rooms.applyEvent(event) });
     }
+    // Which waiting rooms are on (after the feed started, so no change is missed in between).
+    await ctx.rooms.load(store);
     // Holds that fell due while the process was down are freed before the first request (by the
     // processes that run jobs; an API-only one leaves it to them).
     if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
@@ -394,7 +416,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
     opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
     void opsFigures.now();
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -409,6 +431,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
+      admitSweepMs: config.admitSweepMs,
       auditMs: config.auditMs,
       auditBoundMs: config.auditBoundSeconds * 1000,
     }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));

@@ -41,7 +41,9 @@ export interface Config {
   readonly importBytesMax: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
-  readonly paymentProvider: 'sandbox' | 'none';
+  readonly paymentProvider: 'sandbox' | 'none' | 'stripe';
+  /** TICKETRUSH_PAYMENT_PROVIDER=stripe: its API key, webhook signing secret and (stripe-mock, tests) API address. */
+  readonly stripe: StripeConfig | null;
   readonly sandboxDuplicateRate: number;
   readonly sandboxDelayMsMax: number;
   /** Fault injection (drills, tests): every call to the sandbox provider answers only after this many ms. 0: at once. */
@@ -65,6 +67,8 @@ export interface Config {
   readonly outboxRetentionHours: number;
   /** How often each process reads other processes' changes from the outbox (PostgreSQL; TICKETRUSH_CHANGE_FEED_MS). */
   readonly changeFeedMs: number;
+  /** Period of the waiting rooms' admitter pass (ms). */
+  readonly admitSweepMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
@@ -103,13 +107,14 @@ export interface Config {
   readonly warnings: readonly string[];
 }
 
-export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string }
+export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string; readonly admission: string }
 export type SecretName = keyof Secrets;
 /** The variable that gives each secret, for messages. */
 export const secretVariables: Readonly<Record<SecretName, string>> = {
   jwt: 'TICKETRUSH_JWT_SECRET',
   payment: 'TICKETRUSH_PAYMENT_SECRET',
   ticketSigningKeyPem: 'TICKETRUSH_TICKET_SIGNING_KEY',
+  admission: 'TICKETRUSH_ADMISSION_SECRET',
 };
 
 export type DatabaseConfig =
@@ -267,7 +272,8 @@ export function loadConfig(env: Env = process.env): Config {
     importBytesMax: int(env, 'TICKETRUSH_IMPORT_BYTES_MAX', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
-    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none'] as const),
+    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none', 'stripe'] as const),
+    stripe: loadStripe(env),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),
     sandboxDelayMsMax: int(env, 'TICKETRUSH_SANDBOX_DELAY_MS_MAX', 200, 0, 60_000),
     sandboxCallDelayMs: int(env, 'TICKETRUSH_SANDBOX_CALL_DELAY_MS', 0, 0, 10_000),
@@ -284,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
+    admitSweepMs: int(env, 'TICKETRUSH_ADMIT_SWEEP_MS', 1_000, 100, 10_000),
     webhooks: Object.freeze({
       timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
@@ -341,6 +348,25 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
     retriesMax: int(env, 'TICKETRUSH_DATABASE_RETRIES_MAX', 3, 0, 20),
     warm: oneOf(env, 'TICKETRUSH_DATABASE_WARM', 'on', ['on', 'off']) === 'on',
   });
+}
+
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  /** STRIPE_API_URL: another API address (stripe-mock, the tests' local server); null: Stripe's own. */
+  readonly apiUrl: string | null;
+}
+
+/** Stripe needs both its secrets; a half-configured Stripe stops the start rather than taking orders it cannot confirm. */
+function loadStripe(env: Env): StripeConfig | null {
+  if (env.TICKETRUSH_PAYMENT_PROVIDER !== 'stripe') return null;
+  const secretKey = env.STRIPE_SECRET_KEY ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
+  if (secretKey === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY (sk_live_... or sk_test_...)');
+  if (webhookSecret === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_WEBHOOK_SECRET (whsec_..., the webhook endpoint\'s signing secret)');
+  const apiUrl = env.STRIPE_API_URL || null;
+  if (apiUrl !== null && !/^https?:\/\/[^/]+\/?$/.test(apiUrl)) throw new ConfigError(`STRIPE_API_URL must be http(s)://host[:port] (got "${apiUrl}")`);
+  return Object.freeze({ secretKey, webhookSecret, apiUrl });
 }
 
 export interface RedisConfig {
@@ -416,17 +442,20 @@ function loadSecrets(env: Env, dataDir: string, keepInDataDir: boolean): Secrets
     jwt: stored.jwt ?? randomBytes(32).toString('base64url'),
     payment: stored.payment ?? randomBytes(32).toString('base64url'),
     ticketSigningKeyPem: stored.ticketSigningKeyPem ?? generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    admission: stored.admission ?? randomBytes(32).toString('base64url'),
   };
-  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined)) {
+  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined || stored.admission === undefined)) {
     writeFileSync(file, JSON.stringify(generated, null, 2), { mode: 0o600 });
   }
   const secrets = {
     jwt: env.TICKETRUSH_JWT_SECRET || generated.jwt,
     payment: env.TICKETRUSH_PAYMENT_SECRET || generated.payment,
     ticketSigningKeyPem: env.TICKETRUSH_TICKET_SIGNING_KEY || generated.ticketSigningKeyPem,
+    admission: env.TICKETRUSH_ADMISSION_SECRET || generated.admission,
   };
   if (secrets.jwt.length < 32) throw new ConfigError('TICKETRUSH_JWT_SECRET must be at least 32 characters');
   if (secrets.payment.length < 16) throw new ConfigError('TICKETRUSH_PAYMENT_SECRET must be at least 16 characters');
+  if (secrets.admission.length < 32) throw new ConfigError('TICKETRUSH_ADMISSION_SECRET must be at least 32 characters');
   return secrets;
 }
 

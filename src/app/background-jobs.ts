@@ -7,6 +7,7 @@ import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
 import { sweepPendingRefunds } from './refunds.js';
 import { sweepShowCancellations } from './show-cancellation.js';
 import { sweepPaidOrders } from './tickets.js';
+import { admitOnce } from './waiting-rooms.js';
 
 export interface BackgroundIntervals {
   readonly expirySweepMs: number;
@@ -17,6 +18,8 @@ export interface BackgroundIntervals {
   /** The auditor's period and its bound (a PAID order or an overdue hold older than this is a violation). */
   readonly auditMs?: number;
   readonly auditBoundMs?: number;
+  /** The waiting rooms' admitter (issue 24). */
+  readonly admitSweepMs: number;
 }
 
 /** Shows the audit job reads per run (a show at a time); the next run goes on from there. */
@@ -43,6 +46,7 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, 
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
     { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },
     { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
+    { name: 'waiting-room-admitter', everyMs: intervals.admitSweepMs, run: () => admitOnce(ctx) },
     // Order refunds whose job was lost (a crash) or whose provider was away: resumed, once each.
     { name: 'order-refunds', everyMs: intervals.reconcileMs, run: () => sweepPendingRefunds(ctx, intervals.reconcileAfterMs) },
     // Cancellations cut short (a crash, a provider away, orders paid late): resumed until every paid order is refunded.

@@ -52,6 +52,20 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A discount code's terms break the rules (discount.ts). */
+  'INVALID_DISCOUNT',
+  /** No such discount code (or it was disabled). */
+  'DISCOUNT_UNKNOWN',
+  /** The discount code is outside its validity window. */
+  'DISCOUNT_EXPIRED',
+  /** Every use of the discount code is taken. */
+  'DISCOUNT_USED_UP',
+  /** The buyer has used the discount code as often as it allows one buyer. */
+  'DISCOUNT_PER_USER_LIMIT',
+  /** The discount code is for other shows. */
+  'DISCOUNT_NOT_FOR_SHOW',
+  /** An order's contact (name, phone, email) is not valid. */
+  'INVALID_CONTACT',
   /** A blocklist entry without a reason, or expiring in the past. */
   'INVALID_BLOCK',
   /** A waitlist join with a bad quantity or section (waitlist.ts). */
@@ -60,6 +74,8 @@ export const domainErrorCodes = [
   'WAITLIST_ALREADY_JOINED',
   /** No live waitlist entry of this buyer for this show. */
   'WAITLIST_NOT_FOUND',
+  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
+  'INVALID_WAITING_ROOM',
   /** A buyer's refund outside the show's refund policy (issue 25). */
   'REFUND_NOT_ALLOWED',
   /** The order is not TICKETED (a whole refund is pending or done, or it was never paid). */

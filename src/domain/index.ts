@@ -21,6 +21,8 @@ export * from './webhook-rules.js';
 export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
+export * from './discount.js';
 export * from './blocklist.js';
 export * from './waitlist.js';
+export * from './waiting-room.js';
 export * from './refund.js';

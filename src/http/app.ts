@@ -20,6 +20,8 @@ import { waitlistRoutes } from './routes/waitlist.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
+import { discountRoutes } from './routes/discounts.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
@@ -31,6 +33,7 @@ import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { blocklistRoutes } from './routes/blocklist.js';
+import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -140,6 +143,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes(deps), { prefix: '/api/v1' });
   await app.register(bookingRoutes(deps), { prefix: '/api/v1' });
   await app.register(paymentRoutes(deps), { prefix: '/api/v1' });
+  await app.register(stripeWebhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(discountRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketPrintRoutes(deps), { prefix: '/api/v1' });
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });
@@ -153,6 +158,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   await app.register(blocklistRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
+  await app.register(waitingRoomRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

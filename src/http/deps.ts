@@ -2,7 +2,7 @@ import type { ReadinessCheck } from '../app/readiness.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
-import type { PaymentSimulator } from '../ports/payment-provider.js';
+import type { PaymentSimulator, PaymentWebhook } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
 import type { BuyerGuards } from './buyer-gate.js';
 
@@ -15,6 +15,8 @@ export interface HttpDeps {
   readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
+  /** Present only when Stripe is the provider: checks its signed webhook events. */
+  readonly stripe?: PaymentWebhook | null;
   /** `token`: when set, /metrics answers only `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
   readonly metrics: { readonly contentType: string; render(): Promise<string>; readonly token?: string | null };
   readonly bodyLimitBytes: number;

@@ -7,6 +7,7 @@ import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { sqliteCodePools } from './code-pools.js';
+import { sqliteDiscounts } from './discounts.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
@@ -22,6 +23,7 @@ import { sqliteRefunds } from './refunds.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteBlocklist } from './blocklist.js';
+import { sqliteWaitingRooms } from './waiting-rooms.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -105,6 +107,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
+    ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
     ...sqliteNotifications(db, gc),
@@ -116,6 +119,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     ...sqliteWaitlist(db, gc, offerWaitlist),
+    ...sqliteWaitingRooms(db, gc, ob),
     ...sqliteRefunds(db, gc, shows, shared, ob),
     ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {
