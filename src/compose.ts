@@ -213,6 +213,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     returnUrl: (orderId, outcome) => `${config.publicUrl || baseUrl}/orders/${encodeURIComponent(orderId)}?checkout=${outcome}`,
     toleranceSeconds: limits.signatureToleranceSeconds,
   });
+  // A slow provider on demand (a cancellation test kills a process mid-way through its refunds).
+  if (sandbox !== null && config.sandboxCallDelayMs > 0) sandbox.setCallDelayMs(config.sandboxCallDelayMs);
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
   // Seed 003's gate in front of the claims, when Redis is configured. Lost while running, it is
   // skipped (short timeout, circuit breaker): claims go to the database, slower, not down.

@@ -47,6 +47,8 @@ export interface Config {
   readonly stripe: StripeConfig | null;
   readonly sandboxDuplicateRate: number;
   readonly sandboxDelayMsMax: number;
+  /** Fault injection (drills, tests): every call to the sandbox provider answers only after this many ms. 0: at once. */
+  readonly sandboxCallDelayMs: number;
   readonly expirySweepMs: number;
   readonly ticketSweepMs: number;
   readonly reconcileMs: number;
@@ -279,6 +281,7 @@ export function loadConfig(env: Env = process.env): Config {
     stripe: loadStripe(env),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),
     sandboxDelayMsMax: int(env, 'TICKETRUSH_SANDBOX_DELAY_MS_MAX', 200, 0, 60_000),
+    sandboxCallDelayMs: int(env, 'TICKETRUSH_SANDBOX_CALL_DELAY_MS', 0, 0, 10_000),
     expirySweepMs: int(env, 'TICKETRUSH_EXPIRY_SWEEP_MS', 500, 50, 60_000),
     ticketSweepMs: int(env, 'TICKETRUSH_TICKET_SWEEP_MS', 2_000, 100, 600_000),
     reconcileMs: int(env, 'TICKETRUSH_RECONCILE_MS', 15_000, 100, 3_600_000),

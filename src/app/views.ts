@@ -70,6 +70,8 @@ export interface OrderView {
   status: Order['status'];
   amountCents: number;
   paymentId: string | null;
+  /** What refunds gave back so far. */
+  refundedCents: number;
   createdAt: string;
   updatedAt: string;
   /** Only in the answer that opened the payment: the provider's hosted page to pay on (Stripe Checkout). */
@@ -91,6 +93,7 @@ export const orderView = (o: Order): OrderView => ({
   status: o.status,
   amountCents: o.amountCents,
   paymentId: o.paymentId,
+  refundedCents: o.refundedCents ?? 0,
   createdAt: iso(o.createdAt),
   updatedAt: iso(o.updatedAt),
   ...(o.contact === undefined ? {} : { contact: { ...o.contact } }),

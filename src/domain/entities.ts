@@ -52,6 +52,8 @@ export interface Order {
   readonly contact?: OrderContact;
   /** The discount code that priced the order; amountCents is already net of it. */
   readonly discount?: OrderDiscount;
+  /** What refunds gave back so far (issue 25); absent while nothing was refunded. */
+  readonly refundedCents?: number;
 }
 
 export interface Payment {

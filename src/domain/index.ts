@@ -25,3 +25,4 @@ export * from './discount.js';
 export * from './blocklist.js';
 export * from './waitlist.js';
 export * from './waiting-room.js';
+export * from './refund.js';

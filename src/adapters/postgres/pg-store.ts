@@ -19,6 +19,8 @@ import { pgSettings } from './settings.js';
 import { pgBlocklist } from './blocklist.js';
 import { pgWaitingRooms } from './waiting-rooms.js';
 import { pgShows } from './shows.js';
+import { pgRefunds } from './refunds.js';
+import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
 import { pgWaitlist } from './waitlist.js';
 import { pgTickets } from './tickets.js';
@@ -98,6 +100,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgSweeps(lanes.checkout),
     ...pgWaitlist(lanes, origin),
     ...pgWaitingRooms(lanes, origin),
+    ...pgRefunds(lanes.checkout, origin),
+    ...pgShowCancellations(lanes.checkout, origin),
     pools,
     lanes,
     async ping() {

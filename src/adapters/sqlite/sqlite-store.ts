@@ -19,6 +19,8 @@ import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteRefunds } from './refunds.js';
+import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteBlocklist } from './blocklist.js';
 import { sqliteWaitingRooms } from './waiting-rooms.js';
@@ -118,6 +120,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteSweeps(db, gc),
     ...sqliteWaitlist(db, gc, offerWaitlist),
     ...sqliteWaitingRooms(db, gc, ob),
+    ...sqliteRefunds(db, gc, shows, shared, ob),
+    ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },
