@@ -4,6 +4,8 @@ import type { AuditSource } from './inventory-audit.js';
 import type { AppContext } from './context.js';
 import { sweepOverdueHolds } from './expiry.js';
 import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
+import { sweepPendingRefunds } from './refunds.js';
+import { sweepShowCancellations } from './show-cancellation.js';
 import { sweepPaidOrders } from './tickets.js';
 
 export interface BackgroundIntervals {
@@ -41,6 +43,10 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, 
     { name: 'ticket-sweep', everyMs: intervals.ticketSweepMs, run: () => sweepPaidOrders(ctx, intervals.ticketSweepMs) },
     { name: 'payment-reconcile', everyMs: intervals.reconcileMs, run: () => reconcilePendingPayments(ctx, intervals.reconcileAfterMs) },
     { name: 'refunds', everyMs: intervals.reconcileMs, run: () => refundPendingPayments(ctx) },
+    // Order refunds whose job was lost (a crash) or whose provider was away: resumed, once each.
+    { name: 'order-refunds', everyMs: intervals.reconcileMs, run: () => sweepPendingRefunds(ctx, intervals.reconcileAfterMs) },
+    // Cancellations cut short (a crash, a provider away, orders paid late): resumed until every paid order is refunded.
+    { name: 'show-cancellations', everyMs: intervals.reconcileMs, run: () => sweepShowCancellations(ctx) },
   ];
 }
 

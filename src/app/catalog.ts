@@ -43,11 +43,18 @@ export interface ShowView {
   capacity: number;
   /** Seats one buyer may hold and buy of this show. */
   maxSeatsPerUser: number;
+  /** The refund and exchange policy: hours before the start a buyer may still refund / exchange; null: not by the buyer. */
+  refundUntilHoursBefore: number | null;
+  exchangeUntilHoursBefore: number | null;
+  /** The show was cancelled (its sale ENDED at once); the organizer's reason. */
+  cancelled: boolean;
+  cancelReason: string | null;
   sections: SectionView[];
 }
 
 export function showView(show: Show, now: number, defaultSeatsPerUser: number, defaultCurrency: string): ShowView {
-  const window = saleWindow(show, now);
+  // A cancelled show's sale has ended, whatever its window said.
+  const window = (show.cancelledAt ?? null) !== null ? { status: 'ENDED' as const, secondsRemaining: 0 } : saleWindow(show, now);
   return {
     showId: show.showId,
     title: show.title,
@@ -63,6 +70,10 @@ export function showView(show: Show, now: number, defaultSeatsPerUser: number, d
     secondsRemaining: window.secondsRemaining,
     capacity: show.capacity,
     maxSeatsPerUser: seatLimitOf(show, defaultSeatsPerUser),
+    refundUntilHoursBefore: show.refundUntilHoursBefore ?? null,
+    exchangeUntilHoursBefore: show.exchangeUntilHoursBefore ?? null,
+    cancelled: (show.cancelledAt ?? null) !== null,
+    cancelReason: show.cancelReason ?? null,
     sections: show.seatMap.sections.map((s): SectionView => (s.kind === 'SEATED' ? { ...s, accessible: s.accessible.map((p) => ({ ...p })) } : { ...s })),
   };
 }

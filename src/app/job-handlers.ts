@@ -1,6 +1,8 @@
 import type { JobHandlers, JobPayloads } from '../ports/jobs.js';
 import type { AppContext } from './context.js';
 import { expireHold } from './expiry.js';
+import { processRefund } from './refunds.js';
+import { runShowCancellation } from './show-cancellation.js';
 import { issueOrderTickets } from './tickets.js';
 
 /**
@@ -24,6 +26,12 @@ export function jobHandlers(
     // No mailer (SMTP not configured): nothing to send; the job is a no-op.
     'notification-email': async (data) => {
       await mailer?.runJob(data);
+    },
+    'process-refund': async ({ refundId }) => {
+      await processRefund(ctx, refundId);
+    },
+    'cancel-show': async ({ showId }) => {
+      await runShowCancellation(ctx, showId);
     },
   };
 }

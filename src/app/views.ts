@@ -70,6 +70,8 @@ export interface OrderView {
   status: Order['status'];
   amountCents: number;
   paymentId: string | null;
+  /** What refunds gave back so far. */
+  refundedCents: number;
   createdAt: string;
   updatedAt: string;
 }
@@ -85,6 +87,7 @@ export const orderView = (o: Order): OrderView => ({
   status: o.status,
   amountCents: o.amountCents,
   paymentId: o.paymentId,
+  refundedCents: o.refundedCents ?? 0,
   createdAt: iso(o.createdAt),
   updatedAt: iso(o.updatedAt),
 });

@@ -47,6 +47,8 @@ export interface Order {
   readonly paymentId: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** What refunds gave back so far (issue 25); absent while nothing was refunded. */
+  readonly refundedCents?: number;
 }
 
 export interface Payment {

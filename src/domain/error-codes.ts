@@ -58,6 +58,14 @@ export const domainErrorCodes = [
   'WAITLIST_ALREADY_JOINED',
   /** No live waitlist entry of this buyer for this show. */
   'WAITLIST_NOT_FOUND',
+  /** A buyer's refund outside the show's refund policy (issue 25). */
+  'REFUND_NOT_ALLOWED',
+  /** The order is not TICKETED (a whole refund is pending or done, or it was never paid). */
+  'ORDER_NOT_REFUNDABLE',
+  /** A named ticket is not a VALID ticket of the order (used, refunded, pending, or someone else's). */
+  'TICKET_NOT_REFUNDABLE',
+  /** The show was cancelled: no hold, no sale, no second cancellation. */
+  'SHOW_CANCELLED',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

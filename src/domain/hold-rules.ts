@@ -5,7 +5,7 @@ import { saleWindow, type Show } from './show.js';
 import { holdMachine, type HoldEvent } from './states.js';
 
 export interface ClaimRequestInput {
-  readonly show: Pick<Show, 'saleStartsAt' | 'saleEndsAt'>;
+  readonly show: Pick<Show, 'saleStartsAt' | 'saleEndsAt' | 'cancelledAt'>;
   /** Units the claim asks for (seats listed, or the quantity). */
   readonly units: number;
   /** The seats listed, when the buyer names them. */
@@ -23,6 +23,7 @@ export interface ClaimRequestInput {
  */
 export function checkClaimRequest(input: ClaimRequestInput): Result<{ expiresAt: number }> {
   const { now } = input;
+  if ((input.show.cancelledAt ?? null) !== null) return fail('SHOW_CANCELLED', 'the show was cancelled: nothing is sold any more');
   if (saleWindow(input.show, now).status !== 'ON_SALE') return fail('SALE_NOT_OPEN', 'the sale for this show is not open');
   if (!Number.isInteger(input.units) || input.units < 1) return fail('NOT_ENOUGH_SEATS', 'a hold needs at least one seat');
   if (input.units > limits.seatsPerHoldMax) {

@@ -22,3 +22,4 @@ export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
 export * from './waitlist.js';
+export * from './refund.js';

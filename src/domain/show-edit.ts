@@ -11,9 +11,12 @@ export interface ShowEdit {
   readonly startsAt?: number;
   readonly saleStartsAt?: number;
   readonly saleEndsAt?: number;
+  readonly refundUntilHoursBefore?: number | null;
+  readonly exchangeUntilHoursBefore?: number | null;
 }
 
-export type ShowDetails = Pick<Show, 'title' | 'description' | 'imageUrl' | 'venue' | 'city' | 'startsAt' | 'saleStartsAt' | 'saleEndsAt'>;
+export type ShowDetails = Pick<Show, 'title' | 'description' | 'imageUrl' | 'venue' | 'city' | 'startsAt' | 'saleStartsAt' | 'saleEndsAt'>
+  & { readonly refundUntilHoursBefore?: number | null; readonly exchangeUntilHoursBefore?: number | null };
 
 /** What the sale has taken so far, as the caller knows it (held or sold units, all sections). */
 export interface SaleTaken {
@@ -56,7 +59,7 @@ export function planShowEdit(show: Show, edit: ShowEdit, now: number, sale: Sale
   if (moved('saleStartsAt') && next.saleStartsAt > now && show.saleStartsAt <= now && sale.taken) {
     return fail('CHANGE_NOT_ALLOWED', 'the sale has started and seats are held or sold: its start cannot move to the future', { field: 'saleStartsAt' });
   }
-  const changed = (Object.keys(definedOnly(edit)) as (keyof ShowDetails)[]).some((key) => next[key] !== show[key]);
+  const changed = (Object.keys(definedOnly(edit)) as (keyof ShowDetails)[]).some((key) => (next[key] ?? null) !== (show[key] ?? null));
   return ok({ show: next, changed });
 }
 
@@ -66,5 +69,8 @@ function definedOnly(edit: ShowEdit): Partial<ShowDetails> {
 
 export function detailsOf(show: Show): ShowDetails {
   const { title, description, imageUrl, venue, city, startsAt, saleStartsAt, saleEndsAt } = show;
-  return { title, description, imageUrl, venue, city, startsAt, saleStartsAt, saleEndsAt };
+  return {
+    title, description, imageUrl, venue, city, startsAt, saleStartsAt, saleEndsAt,
+    refundUntilHoursBefore: show.refundUntilHoursBefore ?? null, exchangeUntilHoursBefore: show.exchangeUntilHoursBefore ?? null,
+  };
 }

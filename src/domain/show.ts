@@ -87,6 +87,15 @@ export interface Show {
    * sections): it is sold only through the campaign's own route, never held as a show.
    */
   readonly campaign?: 'FLASH_SALE' | 'BARGAIN';
+  /**
+   * The show's refund and exchange policy (issue 25): a buyer may refund (exchange) until this
+   * many hours before the show starts. null or absent: not by the buyer (organizers always may).
+   */
+  readonly refundUntilHoursBefore?: number | null;
+  readonly exchangeUntilHoursBefore?: number | null;
+  /** Set when an organizer cancelled the show: nothing is sold any more, every paid order is refunded. */
+  readonly cancelledAt?: number | null;
+  readonly cancelReason?: string | null;
 }
 
 /** A seat as the booking core sees it. `version` increases on every change (optimistic locking). */
@@ -121,7 +130,7 @@ export function saleWindow(show: Pick<Show, 'saleStartsAt' | 'saleEndsAt'>, now:
 }
 
 /** Details a show may be created without: no description, no picture, the configured currency. */
-type OptionalDetails = 'description' | 'imageUrl' | 'currency';
+type OptionalDetails = 'description' | 'imageUrl' | 'currency' | 'refundUntilHoursBefore' | 'exchangeUntilHoursBefore';
 export type NewShowInput = Omit<Show, 'capacity' | 'createdAt' | 'version' | OptionalDetails> & Partial<Pick<Show, OptionalDetails>>;
 
 /** Every currency this runtime can format (ISO 4217 codes), for checking one chosen by an organizer or an operator. */
@@ -141,6 +150,9 @@ export function isImageUrl(url: string): boolean {
   }
 }
 
+/** A refund or exchange policy reaches at most a year before the show. */
+export const policyHoursMax = 8760;
+
 /** Description, picture and currency, checked (shared by creating and editing a show). */
 export function checkDetails(input: Partial<Pick<Show, OptionalDetails>>): Result<true> {
   if (input.description !== undefined && input.description.length > limits.showDescriptionLengthMax) {
@@ -148,6 +160,12 @@ export function checkDetails(input: Partial<Pick<Show, OptionalDetails>>): Resul
   }
   if (input.imageUrl !== undefined && input.imageUrl !== null && !isImageUrl(input.imageUrl)) {
     return fail('INVALID_SHOW_DETAILS', `imageUrl must be an https address of at most ${limits.imageUrlLengthMax} characters`);
+  }
+  for (const field of ['refundUntilHoursBefore', 'exchangeUntilHoursBefore'] as const) {
+    const hours = input[field];
+    if (hours !== undefined && hours !== null && !(Number.isInteger(hours) && hours >= 0 && hours <= policyHoursMax)) {
+      return fail('INVALID_SHOW_DETAILS', `${field} must be a whole number of hours from 0 to ${policyHoursMax}`, { field });
+    }
   }
   if (input.currency !== undefined && input.currency !== null && !isCurrencyCode(input.currency)) {
     return fail('INVALID_SHOW_DETAILS', `currency must be an ISO 4217 code such as CNY or EUR (got "${input.currency}")`);
@@ -173,6 +191,7 @@ export function createShow(input: NewShowInput, now: number): Result<{ show: Sho
   const capacity = input.seatMap.sections.reduce((sum, s) => sum + sectionCapacity(s), 0);
   const show: Show = {
     ...input, description: input.description ?? '', imageUrl: input.imageUrl ?? null, currency: input.currency ?? null, capacity, createdAt: now, version: 0,
+    refundUntilHoursBefore: input.refundUntilHoursBefore ?? null, exchangeUntilHoursBefore: input.exchangeUntilHoursBefore ?? null,
   };
   return ok({ show });
 }

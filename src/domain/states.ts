@@ -3,13 +3,14 @@ import { defineMachine } from './state-machine.js';
 // Seat: SOLD is only ever reached from HELD (seed 002 §3: HELD -> CONFIRMED -> PAID).
 export const seatStatuses = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'] as const;
 export type SeatStatus = (typeof seatStatuses)[number];
-export const seatEvents = ['HOLD', 'RELEASE', 'SELL', 'REQUEST_REFUND', 'COMPLETE_REFUND'] as const;
+export const seatEvents = ['HOLD', 'RELEASE', 'SELL', 'REQUEST_REFUND', 'COMPLETE_REFUND', 'REFUSE_REFUND'] as const;
 export type SeatEvent = (typeof seatEvents)[number];
 export const seatMachine = defineMachine<SeatStatus, SeatEvent>('seat', seatStatuses, seatEvents, {
   AVAILABLE: { HOLD: 'HELD' },
   HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
   SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
-  REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE' },
+  // A refund the provider refuses gives the seat back to its buyer (the order keeps it).
+  REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE', REFUSE_REFUND: 'SOLD' },
 });
 
 // Hold: an EXPIRED or RELEASED hold never becomes an order; it can only be confirmed again by a
@@ -25,15 +26,21 @@ export const holdMachine = defineMachine<HoldStatus, HoldEvent>('hold', holdStat
   CONFIRMED: {},
 });
 
-export const orderStatuses = ['INIT', 'PENDING_PAY', 'PAID', 'TICKETED', 'CANCELLED', 'REFUNDED'] as const;
+export const orderStatuses = ['INIT', 'PENDING_PAY', 'PAID', 'TICKETED', 'CANCELLED', 'REFUNDED', 'REFUND_PENDING'] as const;
 export type OrderStatus = (typeof orderStatuses)[number];
-export const orderEvents = ['AWAIT_PAYMENT', 'ABORT', 'PAY', 'CANCEL', 'PAY_LATE', 'ISSUE_TICKETS', 'REFUND'] as const;
+export const orderEvents = [
+  'AWAIT_PAYMENT', 'ABORT', 'PAY', 'CANCEL', 'PAY_LATE', 'ISSUE_TICKETS', 'REFUND', 'REQUEST_REFUND', 'COMPLETE_REFUND', 'REFUSE_REFUND',
+] as const;
 export type OrderEvent = (typeof orderEvents)[number];
 export const orderMachine = defineMachine<OrderStatus, OrderEvent>('order', orderStatuses, orderEvents, {
   INIT: { AWAIT_PAYMENT: 'PENDING_PAY', ABORT: 'CANCELLED' },
   PENDING_PAY: { PAY: 'PAID', CANCEL: 'CANCELLED' },
   PAID: { ISSUE_TICKETS: 'TICKETED' },
-  TICKETED: {},
+  // A refund of the whole order (buyer, organizer or the show's cancellation) waits for the
+  // provider in REFUND_PENDING; a refused one returns to TICKETED. A partial refund never leaves
+  // TICKETED: the order's refundedCents grows and the refunded tickets go INVALID.
+  TICKETED: { REQUEST_REFUND: 'REFUND_PENDING' },
+  REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED', REFUSE_REFUND: 'TICKETED' },
   // A cancelled order whose money arrives anyway is either sold late or refunded: never lost.
   CANCELLED: { PAY_LATE: 'PAID', REFUND: 'REFUNDED' },
   REFUNDED: {},
@@ -55,12 +62,15 @@ export const paymentMachine = defineMachine<PaymentStatus, PaymentEvent>('paymen
 
 export const ticketStatuses = ['VALID', 'USED', 'INVALID'] as const;
 export type TicketStatus = (typeof ticketStatuses)[number];
-export const ticketEvents = ['CHECK_IN', 'INVALIDATE'] as const;
+export const ticketEvents = ['CHECK_IN', 'INVALIDATE', 'REINSTATE'] as const;
 export type TicketEvent = (typeof ticketEvents)[number];
 export const ticketMachine = defineMachine<TicketStatus, TicketEvent>('ticket', ticketStatuses, ticketEvents, {
   VALID: { CHECK_IN: 'USED', INVALIDATE: 'INVALID' },
   USED: { INVALIDATE: 'INVALID' },
-  INVALID: {},
+  // A refunded ticket is INVALID at once (on the door's revocation list). REINSTATE is the way
+  // back, and only for the tickets of a refund the provider refused (the refund row names them):
+  // their seats stayed REFUND_PENDING meanwhile, so nobody else can hold a ticket for them.
+  INVALID: { REINSTATE: 'VALID' },
 });
 
 // Waitlist entry (候补): joined WAITING; seats that come back are OFFERED to it as a hold; the buyer

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { limits, type CheckInOutcome, type SettlementOutcome } from '../domain/index.js';
+import { limits, policyHoursMax, type CheckInOutcome, type SettlementOutcome } from '../domain/index.js';
 import { errorResponse } from './openapi.js';
 
 /** Request and response schemas: they validate input, shape output, and generate docs/openapi. */
@@ -71,6 +71,11 @@ const ImageUrl = Type.String({
   minLength: 9, maxLength: limits.imageUrlLengthMax, pattern: '^https://', description: 'An https address of a picture of the show (shown on its card)',
 });
 /** Letters only here; whether the code is a currency at all is the domain's check (INVALID_SHOW_DETAILS). */
+const PolicyHours = (what: string) => Type.Integer({
+  minimum: 0, maximum: policyHoursMax,
+  description: `A buyer may ${what} until this many hours before the show starts; absent or null: not by the buyer (admins always may)`,
+});
+
 const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of every price of the show; default TICKETRUSH_CURRENCY (CNY)' });
 
 export const NewShowBody = Type.Object(
@@ -85,6 +90,8 @@ export const NewShowBody = Type.Object(
     saleStartsAt: Instant,
     saleEndsAt: Instant,
     seatMap: Type.Object({ sections: Type.Array(Section, { minItems: 1, maxItems: limits.sectionsPerShowMax }) }, { additionalProperties: false }),
+    refundUntilHoursBefore: Type.Optional(PolicyHours('refund')),
+    exchangeUntilHoursBefore: Type.Optional(PolicyHours('exchange')),
     maxSeatsPerUser: Type.Optional(Type.Integer({
       minimum: 1,
       maximum: limits.seatsPerShowMax,
@@ -106,6 +113,8 @@ export const ShowEditBody = Type.Object(
     startsAt: Type.Optional(Instant),
     saleStartsAt: Type.Optional(Instant),
     saleEndsAt: Type.Optional(Instant),
+    refundUntilHoursBefore: Type.Optional(Type.Union([PolicyHours('refund'), Type.Null()])),
+    exchangeUntilHoursBefore: Type.Optional(Type.Union([PolicyHours('exchange'), Type.Null()])),
   },
   { additionalProperties: false, minProperties: 1 },
 );
@@ -221,6 +230,27 @@ export const OrderResponse = Type.Object({
   status: Type.String(),
   amountCents: Type.Integer(),
   paymentId: Type.Union([Type.String(), Type.Null()]),
+  refundedCents: Type.Integer({ description: 'What refunds have given back so far (a whole refund: status REFUNDED)' }),
+  createdAt: Type.String(),
+  updatedAt: Type.String(),
+});
+
+export const RefundBody = Type.Object({
+  ticketIds: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 64 }), {
+    minItems: 1, maxItems: 1000, description: 'The tickets to refund; absent: every ticket still valid (the whole order)',
+  })),
+}, { additionalProperties: false });
+
+export const RefundResponse = Type.Object({
+  refundId: Type.String(),
+  orderId: Type.String(),
+  showId: Type.String(),
+  amountCents: Type.Integer(),
+  ticketIds: Type.Array(Type.String()),
+  whole: Type.Boolean({ description: 'The whole order (it is REFUND_PENDING, then REFUNDED)' }),
+  status: Type.Union([Type.Literal('PENDING'), Type.Literal('REFUNDED'), Type.Literal('REFUSED')]),
+  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the provider refused it' }),
+  requestedBy: Type.Union([Type.Literal('BUYER'), Type.Literal('ORGANIZER')]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
 });

@@ -12,6 +12,10 @@ export interface JobPayloads {
   'deliver-webhook': { readonly deliveryId: string; readonly attempt: number };
   /** One attempt at a notification's email (key `notification-email:{notificationId}:{attempt}`). */
   'notification-email': { readonly notificationId: string; readonly attempt: number };
+  /** Ask the provider for one refund's money and settle it (key `process-refund:{refundId}`). */
+  'process-refund': { readonly refundId: string };
+  /** One pass of a show's cancellation: release holds, refund paid orders (key `cancel-show:{showId}`). */
+  'cancel-show': { readonly showId: string };
 }
 
 export type JobName = keyof JobPayloads;

@@ -28,7 +28,8 @@ function v5Database(file: string): void {
   db.transaction(() => {
     for (const step of migrations.slice(0, 5)) {
       if (typeof step === 'string') db.exec(step);
-      else step(db);
+      else if (typeof step === 'function') step(db);
+      else step.run(db);
     }
     db.pragma('user_version = 5');
     const user = db.prepare("INSERT INTO users (user_id, username, username_key, password_hash, role, created_at) VALUES (?, ?, ?, 'h', 'BUYER', 1)");

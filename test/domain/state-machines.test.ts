@@ -8,7 +8,8 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
     AVAILABLE: { HOLD: 'HELD' },
     HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
     SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
-    REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE' },
+    // A refund the provider refuses gives the seat back to its buyer (issue 25).
+    REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE', REFUSE_REFUND: 'SOLD' },
   },
   hold: {
     ACTIVE: { CONFIRM: 'CONFIRMED', EXPIRE: 'EXPIRED', RELEASE: 'RELEASED', EXTEND: 'ACTIVE' },
@@ -21,7 +22,9 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
     INIT: { AWAIT_PAYMENT: 'PENDING_PAY', ABORT: 'CANCELLED' },
     PENDING_PAY: { PAY: 'PAID', CANCEL: 'CANCELLED' },
     PAID: { ISSUE_TICKETS: 'TICKETED' },
-    TICKETED: {},
+    // A whole refund waits for the provider; a refused one returns to TICKETED (issue 25).
+    TICKETED: { REQUEST_REFUND: 'REFUND_PENDING' },
+    REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED', REFUSE_REFUND: 'TICKETED' },
     CANCELLED: { PAY_LATE: 'PAID', REFUND: 'REFUNDED' },
     REFUNDED: {},
   },
@@ -36,7 +39,8 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
   ticket: {
     VALID: { CHECK_IN: 'USED', INVALIDATE: 'INVALID' },
     USED: { INVALIDATE: 'INVALID' },
-    INVALID: {},
+    // Only the tickets of a refund the provider refused come back.
+    INVALID: { REINSTATE: 'VALID' },
   },
 };
 
@@ -77,9 +81,9 @@ describe('business rules the tables encode', () => {
     expect(holdMachine.can('EXPIRED', 'EXTEND')).toBe(false);
   });
 
-  it('never takes a TICKETED or REFUNDED order anywhere else', () => {
+  it('never takes a TICKETED order anywhere but to a refund, nor a REFUNDED order anywhere', () => {
     for (const event of orderMachine.events) {
-      expect(orderMachine.can('TICKETED', event)).toBe(false);
+      expect(orderMachine.can('TICKETED', event)).toBe(event === 'REQUEST_REFUND');
       expect(orderMachine.can('REFUNDED', event)).toBe(false);
     }
   });

@@ -148,9 +148,33 @@ export interface Order {
   readonly showId: string | null;
   readonly holdId: string;
   readonly seatIds: readonly string[];
-  readonly status: 'INIT' | 'PENDING_PAY' | 'PAID' | 'TICKETED' | 'CANCELLED' | 'REFUNDED';
+  readonly status: 'INIT' | 'PENDING_PAY' | 'PAID' | 'TICKETED' | 'CANCELLED' | 'REFUNDED' | 'REFUND_PENDING';
   readonly amountCents: number;
+  /** What refunds gave back so far (older servers send none). */
+  readonly refundedCents?: number;
   readonly tickets?: readonly Ticket[];
+}
+
+/** One refund of (part of) an order (issue 25). */
+export interface Refund {
+  readonly refundId: string;
+  readonly amountCents: number;
+  readonly ticketIds: readonly string[];
+  readonly whole: boolean;
+  readonly status: 'PENDING' | 'REFUNDED' | 'REFUSED';
+  readonly reason: string | null;
+  readonly createdAt: string;
+}
+
+/** A show's cancellation as GET /admin/shows/{id}/cancellation answers it. */
+export interface Cancellation {
+  readonly showId: string;
+  readonly reason: string;
+  readonly ordersToRefund: number;
+  readonly ordersByStatus: Readonly<Record<string, number>>;
+  readonly refundsByStatus: Readonly<Record<string, number>>;
+  readonly activeHolds: number;
+  readonly done: boolean;
 }
 
 export type ActivityKind = 'SHOW' | 'FLASH_SALE' | 'CODE_POOL' | 'BARGAIN';

@@ -18,8 +18,11 @@ export function openSqliteSandboxLedger(file: string): SandboxLedger {
   db.exec(`CREATE TABLE IF NOT EXISTS sandbox_refunds (
     idempotency_key TEXT PRIMARY KEY, payment_id TEXT NOT NULL, amount_cents INTEGER NOT NULL)`);
   // Ledgers from before refund keys: their refunds under the key the booking core sends, so a retry is no second refund.
+  // Only payments with no keyed refund at all: this runs at every open, and a payment refunded under
+  // per-refund keys (order refunds, issue 25) must not get an invented second refund at a restart.
   db.exec(`INSERT OR IGNORE INTO sandbox_refunds (idempotency_key, payment_id, amount_cents)
-    SELECT 'refund:' || payment_id, payment_id, amount_cents FROM sandbox_payments WHERE refunded = 1`);
+    SELECT 'refund:' || p.payment_id, p.payment_id, p.amount_cents FROM sandbox_payments p
+    WHERE p.refunded = 1 AND NOT EXISTS (SELECT 1 FROM sandbox_refunds r WHERE r.payment_id = p.payment_id)`);
   const q = {
     get: db.prepare('SELECT * FROM sandbox_payments WHERE payment_id = ?'),
     open: db.prepare(`INSERT INTO sandbox_payments (payment_id, order_id, amount_cents, status, idempotency_key) VALUES (?, ?, ?, 'PENDING', ?)

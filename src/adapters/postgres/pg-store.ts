@@ -16,6 +16,8 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
+import { pgRefunds } from './refunds.js';
+import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
 import { pgWaitlist } from './waitlist.js';
 import { pgTickets } from './tickets.js';
@@ -92,6 +94,8 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
     ...pgWaitlist(lanes, origin),
+    ...pgRefunds(lanes.checkout, origin),
+    ...pgShowCancellations(lanes.checkout, origin),
     pools,
     lanes,
     async ping() {

@@ -16,7 +16,7 @@ export interface HoldLineRow { hold_id: string; line_no: number; section_id: str
 export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string; lines: ReservationLine[];
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
-  kind?: OrderKind; activity_id?: string | null;
+  kind?: OrderKind; activity_id?: string | null; refunded_cents?: number;
 }
 
 /**
@@ -54,6 +54,7 @@ export const toOrder = (r: OrderRow): Order => ({
   createdAt: r.created_at, updatedAt: r.updated_at,
   ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
   ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
+  ...(r.refunded_cents === undefined || Number(r.refunded_cents) === 0 ? {} : { refundedCents: Number(r.refunded_cents) }),
 });
 
 /** Holds with their lines, two queries whatever the number of holds. */

@@ -578,4 +578,39 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
     `,
   },
+  {
+    // Issue 25 (refunds, show policy). Version 18 is this branch's (versions apply in order, gaps allowed).
+    version: 18,
+    name: 'refunds: REFUND_PENDING orders, a refunds table, show refund and exchange policy',
+    sql: `
+    ALTER TABLE orders DROP CONSTRAINT orders_status_check;
+    ALTER TABLE orders ADD CONSTRAINT orders_status_check CHECK (status IN ('INIT','PENDING_PAY','PAID','TICKETED','CANCELLED','REFUNDED','REFUND_PENDING'));
+    ALTER TABLE orders ADD COLUMN refunded_cents integer NOT NULL DEFAULT 0;
+    ALTER TABLE orders ADD CONSTRAINT orders_refunded_within_amount CHECK (refunded_cents >= 0 AND refunded_cents <= amount_cents);
+    ALTER TABLE shows ADD COLUMN refund_until_hours_before integer CHECK (refund_until_hours_before IS NULL OR refund_until_hours_before >= 0);
+    ALTER TABLE shows ADD COLUMN exchange_until_hours_before integer CHECK (exchange_until_hours_before IS NULL OR exchange_until_hours_before >= 0);
+    ALTER TABLE shows ADD COLUMN cancelled_at bigint;
+    ALTER TABLE shows ADD COLUMN cancel_reason text;
+    CREATE TABLE refunds (
+      refund_id text PRIMARY KEY,
+      order_id text NOT NULL REFERENCES orders(order_id),
+      user_id text NOT NULL,
+      show_id text NOT NULL,
+      payment_id text,
+      amount_cents integer NOT NULL CHECK (amount_cents >= 0),
+      ticket_ids text NOT NULL,
+      whole boolean NOT NULL,
+      status text NOT NULL CHECK (status IN ('PENDING','REFUNDED','REFUSED')),
+      reason text,
+      requested_by text NOT NULL CHECK (requested_by IN ('BUYER','ORGANIZER')),
+      idempotency_key text,
+      created_at bigint NOT NULL,
+      updated_at bigint NOT NULL
+    );
+    -- A retried request (same key) is the same refund, never a second one.
+    CREATE UNIQUE INDEX refunds_one_per_key ON refunds (order_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+    CREATE INDEX refunds_by_order ON refunds (order_id, created_at, refund_id COLLATE "C");
+    CREATE INDEX refunds_pending ON refunds (updated_at, refund_id COLLATE "C") WHERE status = 'PENDING';
+    `,
+  },
 ];

@@ -32,10 +32,10 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
       const result = await db.tx('createShow', async (c) => {
         await c.query(
           `INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-             description, image_url, currency, version, campaign)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)`,
+             description, image_url, currency, version, campaign, refund_until_hours_before, exchange_until_hours_before)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
           [show.showId, show.title, show.venue, show.city, show.startsAt, show.saleStartsAt, show.saleEndsAt, JSON.stringify(show.seatMap), show.capacity, show.maxSeatsPerUser, show.createdAt,
-            show.description, show.imageUrl, show.currency, show.version, show.campaign ?? null]);
+            show.description, show.imageUrl, show.currency, show.version, show.campaign ?? null, show.refundUntilHoursBefore ?? null, show.exchangeUntilHoursBefore ?? null]);
         for (const [position, section] of show.seatMap.sections.entries()) {
           const seated = section.kind === 'SEATED';
           const sellBy: SellBy = seated ? section.sellBy : 'QUANTITY';
@@ -108,9 +108,10 @@ export function pgShows(db: PgDb, origin: string): ShowStore {
       const edited = await db.tx('updateShow', async (c) => {
         const { rows } = await c.query<ShowRow>(
           `UPDATE shows SET title = $3, description = $4, image_url = $5, venue = $6, city = $7, starts_at = $8, sale_starts_at = $9, sale_ends_at = $10,
-             version = version + 1
+             refund_until_hours_before = $11, exchange_until_hours_before = $12, version = version + 1
            WHERE show_id = $1 AND version = $2 RETURNING *`,
-          [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt]);
+          [input.showId, input.expectedVersion, d.title, d.description, d.imageUrl, d.venue, d.city, d.startsAt, d.saleStartsAt, d.saleEndsAt,
+            d.refundUntilHoursBefore ?? null, d.exchangeUntilHoursBefore ?? null]);
         const show = rows[0] === undefined ? null : toShow(rows[0]);
         if (show !== null) {
           await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(show)]);

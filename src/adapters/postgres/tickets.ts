@@ -20,7 +20,7 @@ const doorCountBuckets = 8;
  * Moves a show's door counts in the caller's transaction. Last statement of each operation, so the
  * bucket row's lock is held only until the commit that follows.
  */
-async function countDoor(c: pg.ClientBase, showId: string, admitting: number, checkedIn: number): Promise<void> {
+export async function countDoor(c: pg.ClientBase, showId: string, admitting: number, checkedIn: number): Promise<void> {
   if (admitting === 0 && checkedIn === 0) return;
   await c.query(
     `INSERT INTO show_door_counts AS d (show_id, bucket, admitting, checked_in) VALUES ($1, $2, $3, $4)

@@ -14,6 +14,10 @@ export interface ShowRow {
   description: string; image_url: string | null; currency: string | null; version: number;
   /** NULL on a show; FLASH_SALE on a flash sale's show (issue 23). */
   campaign?: string | null;
+  refund_until_hours_before?: number | null;
+  exchange_until_hours_before?: number | null;
+  cancelled_at?: number | string | null;
+  cancel_reason?: string | null;
 }
 
 export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null }
@@ -39,6 +43,9 @@ export const toShow = (r: ShowRow): Show => ({
   capacity: r.capacity, maxSeatsPerUser: r.max_seats_per_user, createdAt: r.created_at,
   description: r.description, imageUrl: r.image_url, currency: r.currency, version: Number(r.version),
   ...(r.campaign === 'FLASH_SALE' || r.campaign === 'BARGAIN' ? { campaign: r.campaign } : {}),
+  refundUntilHoursBefore: r.refund_until_hours_before ?? null,
+  exchangeUntilHoursBefore: r.exchange_until_hours_before ?? null,
+  ...(r.cancelled_at === undefined || r.cancelled_at === null ? {} : { cancelledAt: Number(r.cancelled_at), cancelReason: r.cancel_reason ?? null }),
 });
 
 export const toPayment = (r: PaymentRow): Payment => ({

@@ -1,8 +1,13 @@
 import type { Database } from 'better-sqlite3';
 import { usernameKey } from '../../domain/username.js';
 
-/** A step is SQL, or a function for what SQL cannot compute (it runs in the same transaction). */
-export type Migration = string | ((db: Database) => void);
+/**
+ * A step is SQL, or a function for what SQL cannot compute (it runs in the same transaction), or a
+ * table rebuild that must run with foreign keys off (SQLite's documented 12-step procedure: a
+ * parent table such as orders cannot be dropped and renamed back with them on). Its foreign keys
+ * are checked before its transaction commits.
+ */
+export type Migration = string | ((db: Database) => void) | { readonly foreignKeysOff: true; readonly run: (db: Database) => void };
 
 /**
  * Versioned schema. Each entry runs once, in order, inside a transaction; PRAGMA user_version
@@ -467,6 +472,43 @@ export const migrations: readonly Migration[] = [
   CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
   CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
   `,
+  // Issue 25 (refunds): an order refunded whole waits in REFUND_PENDING for the provider; a partly
+  // refunded one stays TICKETED and counts what went back (refunded_cents). Each refund is a row
+  // of its own: its id is the provider's idempotency key, so two partial refunds are two refunds.
+  // Shows carry their refund and exchange policy.
+  {
+    foreignKeysOff: true,
+    run(db) {
+      widenTable(db, 'orders', "'CANCELLED','REFUNDED')", "'CANCELLED','REFUNDED','REFUND_PENDING')");
+      db.exec(`
+      ALTER TABLE orders ADD COLUMN refunded_cents INTEGER NOT NULL DEFAULT 0 CHECK (refunded_cents >= 0 AND refunded_cents <= amount_cents);
+      ALTER TABLE shows ADD COLUMN refund_until_hours_before INTEGER CHECK (refund_until_hours_before IS NULL OR refund_until_hours_before >= 0);
+      ALTER TABLE shows ADD COLUMN exchange_until_hours_before INTEGER CHECK (exchange_until_hours_before IS NULL OR exchange_until_hours_before >= 0);
+      ALTER TABLE shows ADD COLUMN cancelled_at INTEGER;
+      ALTER TABLE shows ADD COLUMN cancel_reason TEXT;
+      CREATE TABLE refunds (
+        refund_id TEXT PRIMARY KEY,
+        order_id TEXT NOT NULL REFERENCES orders(order_id),
+        user_id TEXT NOT NULL,
+        show_id TEXT NOT NULL,
+        payment_id TEXT,
+        amount_cents INTEGER NOT NULL CHECK (amount_cents >= 0),
+        ticket_ids TEXT NOT NULL,
+        whole INTEGER NOT NULL CHECK (whole IN (0, 1)),
+        status TEXT NOT NULL CHECK (status IN ('PENDING','REFUNDED','REFUSED')),
+        reason TEXT,
+        requested_by TEXT NOT NULL CHECK (requested_by IN ('BUYER','ORGANIZER')),
+        idempotency_key TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      -- A retried request (same key) is the same refund, never a second one.
+      CREATE UNIQUE INDEX refunds_one_per_key ON refunds (order_id, idempotency_key) WHERE idempotency_key IS NOT NULL;
+      CREATE INDEX refunds_by_order ON refunds (order_id, created_at, refund_id);
+      CREATE INDEX refunds_pending ON refunds (updated_at, refund_id) WHERE status = 'PENDING';
+      `);
+    },
+  },
 ];
 
 /**
@@ -637,11 +679,36 @@ export function migrate(db: Database): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   for (let version = current; version < migrations.length; version++) {
     const step = migrations[version] as Migration;
-    db.transaction(() => {
-      if (typeof step === 'string') db.exec(step);
-      else step(db);
-      db.pragma(`user_version = ${version + 1}`);
-    })();
+    const rebuild = typeof step === 'object';
+    const foreignKeys = db.pragma('foreign_keys', { simple: true }) as number;
+    if (rebuild) db.pragma('foreign_keys = OFF');
+    try {
+      db.transaction(() => {
+        if (typeof step === 'string') db.exec(step);
+        else if (typeof step === 'function') step(db);
+        else {
+          step.run(db);
+          const broken = db.pragma('foreign_key_check') as unknown[];
+          if (broken.length > 0) throw new Error(`migration v${version + 1} would break ${broken.length} foreign keys`);
+        }
+        db.pragma(`user_version = ${version + 1}`);
+      })();
+    } finally {
+      if (rebuild) db.pragma(`foreign_keys = ${foreignKeys === 1 ? 'ON' : 'OFF'}`);
+    }
   }
   return migrations.length;
+}
+
+/**
+ * Rebuilds `table` with `from` replaced by `to` in its CREATE statement (a CHECK widened), rows,
+ * indexes and all. Runs inside a foreignKeysOff step.
+ */
+function widenTable(db: Database, table: string, from: string, to: string): void {
+  const sql = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string;
+  const indexes = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL").pluck().all(table) as string[];
+  const widened = sql.replace(from, to).replace(/^CREATE TABLE "?\w+"?/, `CREATE TABLE ${table}_widened`);
+  if (!widened.includes(to)) throw new Error(`cannot widen ${table}: "${from}" not found`);
+  db.exec(`${widened}; INSERT INTO ${table}_widened SELECT * FROM ${table}; DROP TABLE ${table}; ALTER TABLE ${table}_widened RENAME TO ${table};`);
+  for (const index of indexes) db.exec(index);
 }

@@ -22,7 +22,7 @@ export interface HoldLineRow { section_id: string; seat_id: string | null; quant
 export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string;
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
-  kind?: OrderKind; activity_id?: string | null;
+  kind?: OrderKind; activity_id?: string | null; refunded_cents?: number;
 }
 
 export const toSectionAvailability = (r: SectionRow): SectionAvailability => ({
@@ -63,6 +63,7 @@ export const toOrder = (r: OrderRow, lines: readonly ReservationLine[]): Order =
   lines, amountCents: r.amount_cents, status: r.status, paymentId: r.payment_id, createdAt: r.created_at, updatedAt: r.updated_at,
   ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
   ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
+  ...(r.refunded_cents === undefined || Number(r.refunded_cents) === 0 ? {} : { refundedCents: Number(r.refunded_cents) }),
 });
 
 /** What a change of a section's stock returns (RETURNING available, stock_version). */

@@ -74,12 +74,13 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
         show_id
       LIMIT @limit OFFSET @offset`),
     showInsert: db.prepare(`INSERT INTO shows (show_id, title, venue, city, starts_at, sale_starts_at, sale_ends_at, seat_map, capacity, max_seats_per_user, created_at,
-        description, image_url, currency, version, ready, campaign)
+        description, image_url, currency, version, ready, campaign, refund_until_hours_before, exchange_until_hours_before)
       VALUES (@showId, @title, @venue, @city, @startsAt, @saleStartsAt, @saleEndsAt, @seatMap, @capacity, @maxSeatsPerUser, @createdAt,
-        @description, @imageUrl, @currency, @version, 0, @campaign)`),
+        @description, @imageUrl, @currency, @version, 0, @campaign, @refundUntilHoursBefore, @exchangeUntilHoursBefore)`),
     // Compare-and-set on the version: of two edits decided on one version, the second is stale.
     showUpdate: db.prepare(`UPDATE shows SET title = @title, description = @description, image_url = @imageUrl, venue = @venue, city = @city,
-        starts_at = @startsAt, sale_starts_at = @saleStartsAt, sale_ends_at = @saleEndsAt, version = version + 1
+        starts_at = @startsAt, sale_starts_at = @saleStartsAt, sale_ends_at = @saleEndsAt,
+        refund_until_hours_before = @refundUntilHoursBefore, exchange_until_hours_before = @exchangeUntilHoursBefore, version = version + 1
       WHERE show_id = @showId AND ready = 1 AND version = @expectedVersion RETURNING *`),
     sectionInsert: db.prepare(`INSERT INTO sections (show_id, section_id, position, name, kind, sell_by, price_cents, rows_count, seats_per_row, capacity, available)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
@@ -104,7 +105,10 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
      */
     async createShow({ show, audit }: CreateShowInput) {
       await gc.write('createShow', () => {
-        q.showInsert.run({ ...show, seatMap: JSON.stringify(show.seatMap), campaign: show.campaign ?? null });
+        q.showInsert.run({
+          ...show, seatMap: JSON.stringify(show.seatMap), campaign: show.campaign ?? null,
+          refundUntilHoursBefore: show.refundUntilHoursBefore ?? null, exchangeUntilHoursBefore: show.exchangeUntilHoursBefore ?? null,
+        });
         show.seatMap.sections.forEach((section, position) => {
           const capacity = sectionCapacity(section);
           const seated = section.kind === 'SEATED';
@@ -147,7 +151,10 @@ export function sqliteShows(db: Database, gc: GroupCommit, ob: OutboxWriter): Sh
     },
     updateShow: (input) =>
       gc.write('updateShow', (): UpdateShowOutcome => {
-        const row = q.showUpdate.get({ ...input.details, showId: input.showId, expectedVersion: input.expectedVersion }) as records.ShowRow | undefined;
+        const row = q.showUpdate.get({
+          ...input.details, showId: input.showId, expectedVersion: input.expectedVersion,
+          refundUntilHoursBefore: input.details.refundUntilHoursBefore ?? null, exchangeUntilHoursBefore: input.details.exchangeUntilHoursBefore ?? null,
+        }) as records.ShowRow | undefined;
         if (row !== undefined) {
           const show = records.toShow(row);
           ob.append(input.now ?? Date.now(), [showChanged(show)]);

@@ -18,6 +18,8 @@ import { migrate } from './migrations.js';
 import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
+import { sqliteRefunds } from './refunds.js';
+import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
@@ -112,6 +114,8 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     ...sqliteWaitlist(db, gc, offerWaitlist),
+    ...sqliteRefunds(db, gc, shows, shared, ob),
+    ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

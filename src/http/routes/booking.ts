@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { extendHoldFor, holdSeats, listMyHolds, releaseHold, type HoldRequest } from '../../app/holds.js';
 import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
+import { orderRefunds, requestOrderRefund } from '../../app/refunds.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
 import type { Hold } from '../../domain/index.js';
@@ -11,7 +12,8 @@ import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { countAnswers, holdResultOf } from '../outcome-counting.js';
 import {
-  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, ShowParams, TicketResponse, errorResponses,
+  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse,
+  ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;
@@ -152,6 +154,56 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     const me = requireUser(tokens, request);
     return cancelOrder(ctx, me.userId, request.params.orderId);
   });
+
+  app.post('/orders/:orderId/refund', {
+    onRequest: guard(tokens),
+    schema: {
+      tags: ['booking'],
+      summary: 'Refund an order, whole or chosen tickets (X-Idempotency-Key required): the tickets are revoked at once, the money follows',
+      description: [
+        'The buyer may refund until the show\'s refundUntilHoursBefore (else 409 REFUND_NOT_ALLOWED); an admin (organizer) any time.',
+        'Someone else\'s order is 404 ORDER_NOT_FOUND. The tickets become INVALID at once (the door\'s revocation list) and their seats',
+        'REFUND_PENDING; the provider is asked in the background under the refund\'s own key, then the seats are free again (REFUNDED)',
+        'or, if it refuses, the tickets are valid again (REFUSED, with the reason). A used or already refunded ticket is 409',
+        'TICKET_NOT_REFUNDABLE; an order whose whole refund is pending or done 409 ORDER_NOT_REFUNDABLE. The same key answers the same refund.',
+      ].join(' '),
+      security: [{ bearer: [] }],
+      headers: OrderHeaders,
+      params: OrderParams,
+      body: Type.Union([RefundBody, Type.Null()]),
+      response: {
+        202: Type.Object(RefundResponse.properties, {
+          description: 'The refund, PENDING until the provider answers (also when replayed for a retried key)',
+          headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the refund an earlier request with the same key made' } },
+        }),
+        ...errorResponses(400, 401, 404, 409, 503),
+      },
+    },
+  }, async (request, reply) => {
+    const me = requireUser(tokens, request);
+    const key = request.headers['x-idempotency-key'];
+    const ticketIds = request.body?.ticketIds ?? null;
+    const result = await requestOrderRefund(ctx, { userId: me.userId, orderId: request.params.orderId, ticketIds, idempotencyKey: key });
+    if (result.replayed) void reply.header('idempotent-replayed', 'true');
+    return reply.status(202).send(result.refund);
+  });
+
+  app.get('/orders/:orderId/refunds', {
+    onRequest: guard(tokens),
+    schema: {
+      tags: ['booking'],
+      summary: 'An order\'s refunds, oldest first, and until when its buyer may refund (owner or admin)',
+      security: [{ bearer: [] }],
+      params: OrderParams,
+      response: {
+        200: Type.Object({
+          refunds: Type.Array(RefundResponse),
+          refundUntil: Type.Union([Type.String(), Type.Null()], { description: 'The buyer\'s deadline under the show\'s policy; null: no buyer refunds' }),
+        }),
+        ...errorResponses(401, 404),
+      },
+    },
+  }, async (request) => orderRefunds(ctx, requireUser(tokens, request).userId, request.params.orderId));
 
   app.get('/me/holds', {
     onRequest: guard(tokens),

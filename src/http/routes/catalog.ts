@@ -29,6 +29,10 @@ const Show = Type.Object({
   secondsRemaining: Type.Integer({ description: 'Seconds until the sale opens (UPCOMING) or closes (ON_SALE)' }),
   capacity: Type.Integer(),
   maxSeatsPerUser: Type.Integer({ description: 'Seats one buyer may hold and buy of this show (held in active holds plus bought in live orders)' }),
+  refundUntilHoursBefore: Type.Union([Type.Integer(), Type.Null()], { description: 'A buyer may refund until this many hours before the start; null: not by the buyer' }),
+  exchangeUntilHoursBefore: Type.Union([Type.Integer(), Type.Null()], { description: 'A buyer may exchange until this many hours before the start; null: not by the buyer' }),
+  cancelled: Type.Boolean({ description: 'The organizer cancelled the show: status ENDED, paid orders are refunded' }),
+  cancelReason: Type.Union([Type.String(), Type.Null()]),
   available: Type.Optional(Type.Union([Type.Integer(), Type.Null()], {
     description: 'Seats and places left in all sections (in the list: null when not known without a store read; 0 is sold out)',
   })),

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { saleStats } from '../../app/sale-stats.js';
+import { cancellationProgress, cancelShow } from '../../app/show-cancellation.js';
 import { listUsers } from '../../app/user-list.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
@@ -58,7 +59,47 @@ const UserList = Type.Object({
   more: Type.Boolean({ description: 'another page follows' }),
 });
 
+const CancelBody = Type.Object({
+  reason: Type.String({ minLength: 1, maxLength: 500, description: 'Why the show is cancelled (buyers are told)' }),
+}, { additionalProperties: false });
+
+const Counts = Type.Record(Type.String(), Type.Integer());
+const CancellationResponse = Type.Object({
+  showId: Type.String(),
+  cancelledAt: Type.String(),
+  reason: Type.String(),
+  ordersToRefund: Type.Integer({ description: 'Paid orders with a valid ticket, not refunded yet' }),
+  ordersByStatus: Counts,
+  refundsByStatus: Counts,
+  activeHolds: Type.Integer(),
+  done: Type.Boolean({ description: 'Every paid order refunded (or refused by the provider), no refund pending, no hold left' }),
+});
+
 export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
+  app.post('/admin/shows/:showId/cancel', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin'],
+      summary: 'Cancel a show: sales stop at once, holds are released, every paid order is refunded in the background (ADMIN)',
+      description: 'A second cancel is 409 SHOW_CANCELLED. Follow the progress at GET /admin/shows/{showId}/cancellation; a pass cut short (a crash) is resumed, each order refunded once.',
+      security: [{ bearer: [] }],
+      params: ShowParams,
+      body: CancelBody,
+      response: { 202: CancellationResponse, ...errorResponses(400, 401, 403, 404, 409, 503) },
+    },
+  }, async (request, reply) => reply.status(202).send(await cancelShow(deps.ctx, request.params.showId, request.body.reason)));
+
+  app.get('/admin/shows/:showId/cancellation', {
+    onRequest: roleGuard(deps, ['ADMIN']),
+    schema: {
+      tags: ['admin'],
+      summary: 'Progress of a show\'s cancellation: orders left to refund, refunds by status, holds left (ADMIN)',
+      security: [{ bearer: [] }],
+      params: ShowParams,
+      response: { 200: CancellationResponse, ...errorResponses(401, 403, 404, 503) },
+    },
+  }, async (request) => cancellationProgress(deps.ctx, request.params.showId));
+
   app.get('/admin/shows/:showId/stats', {
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {

@@ -18,7 +18,9 @@ export type OutboxEventType =
   | 'ticket.checked_in'
   | 'show.changed'
   // Emitted by the money issue's refunds, exchanges, waitlist and show cancellation (issue 25).
+  | 'refund.requested'
   | 'refund.completed'
+  | 'refund.failed'
   | 'exchange.completed'
   | 'waitlist.offered'
   | 'show.cancelled';
@@ -26,7 +28,7 @@ export type OutboxEventType =
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
-  'refund.completed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
+  'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
 ];
 
 export interface OutboxEvent {

@@ -6,6 +6,7 @@ import { t } from '../i18n';
 import { role } from '../session';
 import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
+import { CancelShowPanel } from './CancelShowPanel';
 import { ShowEditForm } from './ShowEditForm';
 import { SalePulseChart, type Pulse } from './SalePulseChart';
 
@@ -121,6 +122,7 @@ export function LiveSale({ showId }: { showId: string }) {
         </>
       )}
       {show !== null && <ShowEditForm key={`${show.showId}`} show={show} onSaved={setShow} />}
+      {show !== null && <CancelShowPanel key={`cancel-${show.showId}`} show={show} />}
       {seats !== null && seats.layout.seatIds.length > 0 && <SeatMap layout={seats.layout} statuses={() => seats.statuses} subscribe={seats.subscribe} />}
     </section>
   );

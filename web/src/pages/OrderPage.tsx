@@ -6,6 +6,7 @@ import { useTick } from '../hooks';
 import { t } from '../i18n';
 import { linesName, type Line } from '../lines';
 import { holdsChanged, refreshHolds } from '../my-holds';
+import { RefundPanel } from './RefundPanel';
 import { TicketCard } from './TicketCard';
 import { TicketsPdfLink } from './TicketsPdfLink';
 
@@ -13,6 +14,7 @@ import { TicketsPdfLink } from './TicketsPdfLink';
 type OrderDetail = Order & { readonly lines?: readonly Line[]; readonly paymentDueAt?: string | null };
 
 const settled = (o: Order) => o.status === 'TICKETED' || o.status === 'CANCELLED' || o.status === 'REFUNDED';
+// REFUND_PENDING is not settled: the page reads the order again until the provider answers.
 const unpaid = (o: Order) => o.status === 'INIT' || o.status === 'PENDING_PAY';
 /** After paying, the order is re-read with growing pauses until it settles (bounded: ~2 minutes). */
 const recheckDelaysMs = [300, 500, 800, 1200, 2000, 3000, 5000, 8000, 13000, 20000, 30000, 40000];
@@ -132,6 +134,9 @@ export function OrderPage({ orderId }: { orderId: string }) {
           <TicketsPdfLink orderId={order.orderId} />
           <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={show ?? undefined} />)}</ul>
         </>
+      )}
+      {(order.kind ?? 'SHOW') === 'SHOW' && (order.status === 'TICKETED' || order.status === 'REFUND_PENDING' || order.status === 'REFUNDED') && (
+        <RefundPanel order={order} onChanged={() => setWatching((w) => w + 1)} />
       )}
     </section>
   );

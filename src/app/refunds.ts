@@ -1,0 +1,134 @@
+import { limits, planRefund, refundDeadline, type RefundActor } from '../domain/index.js';
+import type { Refund } from '../ports/engine/index.js';
+import { PaymentProviderError } from '../ports/payment-provider.js';
+import type { AppContext } from './context.js';
+import { enqueueJob } from './enqueue.js';
+import { AppError, found, unwrap } from './errors.js';
+import { sweepByKeyset } from './keyset-sweep.js';
+import { again, done, withStaleRetries } from './stale-retry.js';
+
+/** A refund as the API shows it. */
+export interface RefundView {
+  readonly refundId: string;
+  readonly orderId: string;
+  readonly showId: string;
+  readonly amountCents: number;
+  readonly ticketIds: string[];
+  readonly whole: boolean;
+  readonly status: Refund['status'];
+  readonly reason: string | null;
+  readonly requestedBy: RefundActor;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}
+
+export const refundView = (r: Refund): RefundView => ({
+  refundId: r.refundId, orderId: r.orderId, showId: r.showId, amountCents: r.amountCents, ticketIds: [...r.ticketIds], whole: r.whole,
+  status: r.status, reason: r.reason, requestedBy: r.requestedBy, createdAt: new Date(r.createdAt).toISOString(), updatedAt: new Date(r.updatedAt).toISOString(),
+});
+
+export interface RefundCommand {
+  readonly userId: string;
+  readonly orderId: string;
+  /** null: every ticket still valid (the whole order). */
+  readonly ticketIds: readonly string[] | null;
+  readonly idempotencyKey: string;
+}
+
+/** The provider's key of one refund: per refund, so a second partial refund of one payment is not taken for a retry of the first. */
+export const providerRefundKey = (refundId: string): string => `refund:${refundId}`;
+const processRefundKey = (refundId: string): string => `process-refund:${refundId}`;
+
+/**
+ * A refund asked by the buyer (within the show's policy) or by an admin (any time). Someone
+ * else's order is 404, as if it did not exist. The same key again answers the same refund.
+ * The tickets are INVALID when this returns; the money follows in the background (a job per
+ * refund, with the resume sweep behind it).
+ */
+export async function requestOrderRefund(ctx: AppContext, command: RefundCommand): Promise<{ refund: RefundView; replayed: boolean }> {
+  const result = await withStaleRetries('refund', async () => {
+    const order = await ctx.store.getOrder(command.orderId);
+    const viewer = await ctx.store.getUser(command.userId);
+    const admin = viewer?.role === 'ADMIN';
+    const visible = found(order !== null && (order.userId === command.userId || admin) ? order : null, 'ORDER_NOT_FOUND', 'no such order');
+    const earlier = (await ctx.store.refundsByOrder(visible.orderId)).find((r) => r.idempotencyKey === command.idempotencyKey);
+    if (earlier !== undefined) return done({ refund: earlier, replayed: true });
+    const show = found(await ctx.store.getShow(visible.showId), 'SHOW_NOT_FOUND', 'no such show');
+    const now = ctx.clock.now();
+    // There is no per-show organizer account yet: admins act as the organizer (any time).
+    const actor: RefundActor = admin ? 'ORGANIZER' : 'BUYER';
+    const plan = unwrap(planRefund({
+      order: visible, tickets: await ctx.store.ticketsByOrder(visible.orderId), ticketIds: command.ticketIds, actor,
+      refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), now,
+    }, show));
+    const refund: Refund = {
+      refundId: ctx.ids.newId('refund'), orderId: visible.orderId, userId: visible.userId, showId: visible.showId, paymentId: visible.paymentId,
+      amountCents: plan.amountCents, ticketIds: plan.ticketIds, whole: plan.whole, status: 'PENDING', reason: null, requestedBy: actor,
+      idempotencyKey: command.idempotencyKey, createdAt: now, updatedAt: now,
+    };
+    const outcome = await ctx.store.requestRefund({ refund, orderFrom: 'TICKETED', now });
+    if (outcome.ok) return done({ refund: outcome.refund, replayed: false });
+    if ('code' in outcome) return done({ refund: outcome.refund, replayed: true });
+    return again(outcome);
+  });
+  if (!result.replayed) enqueueJob(ctx, 'process-refund', { refundId: result.refund.refundId }, { key: processRefundKey(result.refund.refundId) });
+  return { refund: refundView(result.refund), replayed: result.replayed };
+}
+
+/**
+ * Asks the provider for one PENDING refund's money, under the refund's own key (a retry, a second
+ * worker or the sweep after a crash gets the first answer, never a second refund), then settles
+ * it: REFUNDED frees the seats and units; REFUSED gives the buyer the tickets back. A provider that
+ * is away leaves it PENDING for the next try. Safe to run twice: a settled refund is left alone.
+ */
+export async function processRefund(ctx: AppContext, refundId: string): Promise<Refund | null> {
+  const refund = await ctx.store.getRefund(refundId);
+  if (refund === null || refund.status !== 'PENDING') return refund;
+  let refunded = true;
+  if (refund.amountCents > 0 && refund.paymentId !== null) {
+    const answer = await ctx.payments.refund({ paymentId: refund.paymentId, amountCents: refund.amountCents, idempotencyKey: providerRefundKey(refund.refundId) });
+    refunded = answer.refunded;
+  }
+  const settled = await ctx.store.settleRefund({
+    refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason: refunded ? null : 'the payment provider refused the refund', now: ctx.clock.now(),
+  });
+  return settled.ok ? settled.refund : await ctx.store.getRefund(refundId);
+}
+
+/**
+ * The net behind the jobs: PENDING refunds older than `olderThanMs` (their job lost with a
+ * process, or the provider away) are processed again, oldest first, a bounded page per run.
+ */
+export async function sweepPendingRefunds(ctx: AppContext, olderThanMs: number): Promise<number> {
+  const before = ctx.clock.now() - olderThanMs;
+  return sweepByKeyset(ctx, {
+    pass: 'order-refunds',
+    pageSize: limits.paymentSweepBatchMax,
+    pagesMax: limits.sweepPagesPerRunMax,
+    fetch: (after, limit) => ctx.store.pendingRefunds(before, after, limit),
+    positionOf: (r) => ({ at: r.updatedAt, id: r.refundId }),
+    async handle(page) {
+      let settled = 0;
+      for (const r of page) {
+        try {
+          const after = await processRefund(ctx, r.refundId);
+          if (after !== null && after.status !== 'PENDING') settled++;
+        } catch (error) {
+          // A provider away keeps the refund PENDING for the next run; anything else is logged. The pass goes on.
+          if (!(error instanceof PaymentProviderError)) ctx.telemetry.jobFailed('order-refunds', error);
+        }
+      }
+      return settled;
+    },
+  });
+}
+
+/** The order's refunds and its policy, for the order page. */
+export async function orderRefunds(ctx: AppContext, userId: string, orderId: string): Promise<{ refunds: RefundView[]; refundUntil: string | null }> {
+  const order = await ctx.store.getOrder(orderId);
+  const viewer = order === null || order.userId === userId ? null : await ctx.store.getUser(userId);
+  if (order === null || (order.userId !== userId && viewer?.role !== 'ADMIN')) throw new AppError('ORDER_NOT_FOUND', 'no such order');
+  const show = await ctx.store.getShow(order.showId);
+  const deadline = show === null ? null : refundDeadline(show);
+  return { refunds: (await ctx.store.refundsByOrder(orderId)).map(refundView), refundUntil: deadline === null ? null : new Date(deadline).toISOString() };
+}
