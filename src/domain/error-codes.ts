@@ -66,6 +66,12 @@ export const domainErrorCodes = [
   'TICKET_NOT_REFUNDABLE',
   /** The show was cancelled: no hold, no sale, no second cancellation. */
   'SHOW_CANCELLED',
+  /** A buyer's exchange (改签) outside the show's exchange policy (issue 25). */
+  'EXCHANGE_NOT_ALLOWED',
+  /** The new seats cost more or less than the order: only even exchanges are supported. */
+  'EXCHANGE_PRICE_DIFFERS',
+  /** The order has no tickets yet, or none that can be exchanged (moved here from the app's codes: the exchange decides it). */
+  'ORDER_NOT_TICKETED',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -23,3 +23,4 @@ export * from './bargain.js';
 export * from './activity.js';
 export * from './waitlist.js';
 export * from './refund.js';
+export * from './exchange.js';

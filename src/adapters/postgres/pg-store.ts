@@ -17,6 +17,7 @@ import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
+import { pgExchanges } from './exchanges.js';
 import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
 import { pgWaitlist } from './waitlist.js';
@@ -95,6 +96,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgSweeps(lanes.checkout),
     ...pgWaitlist(lanes, origin),
     ...pgRefunds(lanes.checkout, origin),
+    ...pgExchanges(lanes.checkout, origin),
     ...pgShowCancellations(lanes.checkout, origin),
     pools,
     lanes,

@@ -19,6 +19,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteRefunds } from './refunds.js';
+import { sqliteExchanges } from './exchanges.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteShared } from './shared.js';
@@ -115,6 +116,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteSweeps(db, gc),
     ...sqliteWaitlist(db, gc, offerWaitlist),
     ...sqliteRefunds(db, gc, shows, shared, ob),
+    ...sqliteExchanges(db, gc, shows, shared, ob),
     ...sqliteShowCancellations(db, gc, shared, ob),
     async ping() {
       db.prepare('SELECT 1').get();

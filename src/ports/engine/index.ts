@@ -12,6 +12,7 @@ import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { SettingsStore } from './settings.js';
 import type { RefundStore, ShowCancellationStore } from './refunds.js';
+import type { ExchangeStore } from './exchanges.js';
 import type { ShowStore } from './shows.js';
 import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
@@ -33,6 +34,7 @@ export * from './orders.js';
 export * from './outbox.js';
 export * from './payments.js';
 export * from './refunds.js';
+export * from './exchanges.js';
 export * from './settings.js';
 export * from './shows.js';
 export * from './sweeps.js';
@@ -50,7 +52,7 @@ export * from './waitlist.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

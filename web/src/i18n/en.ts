@@ -322,6 +322,8 @@ export const en = {
   errorHOLD_EXPIRED: 'Your hold has lapsed and the seats were released. Please choose again.',
   errorORDER_ALREADY_PAID: 'This order is already paid.',
   errorORDER_NOT_CANCELLABLE: 'This order can no longer be cancelled.',
+  errorEXCHANGE_NOT_ALLOWED: 'The show\'s exchange policy no longer allows an exchange. Please contact the organizer.',
+  errorEXCHANGE_PRICE_DIFFERS: 'The new seats do not cost the same as your tickets: only even exchanges are possible.',
   errorREFUND_NOT_ALLOWED: 'The show\'s refund policy no longer allows a refund. Please contact the organizer.',
   errorORDER_NOT_REFUNDABLE: 'This order cannot be refunded now: a refund is already under way or done.',
   errorSHOW_CANCELLED: 'This show was cancelled. Paid orders are refunded automatically.',

@@ -315,6 +315,8 @@ export const zhCN: Record<MessageKey, string> = {
   errorHOLD_EXPIRED: '锁座已超时，座位已释放，请重新选择。',
   errorORDER_ALREADY_PAID: '该订单已支付。',
   errorORDER_NOT_CANCELLABLE: '该订单已无法取消。',
+  errorEXCHANGE_NOT_ALLOWED: '根据本场演出的改签规则，现已无法改签。请联系主办方。',
+  errorEXCHANGE_PRICE_DIFFERS: '新座位与原票价格不同：目前仅支持等价改签。',
   errorREFUND_NOT_ALLOWED: '根据本场演出的退票规则，现已无法退票。请联系主办方。',
   errorORDER_NOT_REFUNDABLE: '该订单当前无法退款：退款已在处理中或已完成。',
   errorSHOW_CANCELLED: '该演出已取消，已支付的订单将自动退款。',
