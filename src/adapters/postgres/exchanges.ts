@@ -47,19 +47,33 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
           // The seat's live claim goes with it, or its next hold would hit "one live claim per seat".
           await c.query('UPDATE hold_lines SET claim = NULL WHERE hold_id = $1 AND seat_id = ANY($2::text[]) AND claim', [oldHoldId, seatIds]);
         }
-        // Counted units go back to the bucket their line took them from (as a completed refund does).
+        // Counted units go back to the buckets the old hold's lines took them from, each at most what
+        // its line took (a claim may span buckets), buckets locked in key order (the lock order of stock.ts).
         const stock: StockChange[] = [];
         const bySection = new Map<string, number>();
         for (const t of revoked.rows) bySection.set(t.section_id, (bySection.get(t.section_id) ?? 0) + 1);
-        for (const [sectionId, n] of [...bySection].sort(([a], [b]) => a.localeCompare(b))) {
-          const given = await c.query<{ bucket: number; available: number; version: number }>(
-            `UPDATE stock_buckets b SET available = b.available + $3::int, version = b.version + 1
-             WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = coalesce(
-               (SELECT l.bucket FROM hold_lines l WHERE l.hold_id = $4 AND l.section_id = $2 AND l.bucket IS NOT NULL ORDER BY l.line_no LIMIT 1), 0)
-             RETURNING b.bucket, b.available, b.version`, [e.oldShowId, sectionId, n, oldHoldId]);
-          const bucket = given.rows[0];
-          if (bucket !== undefined) stock.push({ sectionId, delta: n, buckets: [{ bucket: bucket.bucket, available: bucket.available, version: Number(bucket.version) }] });
+        const { rows: lines } = await c.query<{ section_id: string; bucket: number; quantity: number }>(
+          'SELECT section_id, bucket, sum(quantity)::int AS quantity FROM hold_lines WHERE hold_id = $1 AND bucket IS NOT NULL GROUP BY section_id, bucket ORDER BY section_id, bucket',
+          [oldHoldId]);
+        const back = new Map<string, { sectionId: string; bucket: number; n: number }>();
+        for (const line of lines) {
+          const left = bySection.get(line.section_id) ?? 0;
+          const n = Math.min(left, line.quantity);
+          if (n <= 0) continue;
+          bySection.set(line.section_id, left - n);
+          back.set(`${line.section_id}/${line.bucket}`, { sectionId: line.section_id, bucket: line.bucket, n });
         }
+        const bySectionChange = new Map<string, StockChange & { buckets: { bucket: number; available: number; version: number }[] }>();
+        for (const { sectionId, bucket, n } of back.values()) {
+          const given = await c.query<{ bucket: number; available: number; version: number }>(
+            `UPDATE stock_buckets SET available = available + $4::int, version = version + 1
+             WHERE show_id = $1 AND section_id = $2 AND bucket = $3 RETURNING bucket, available, version`, [e.oldShowId, sectionId, bucket, n]);
+          const row = given.rows[0];
+          if (row === undefined) continue;
+          const change = bySectionChange.get(sectionId) ?? { sectionId, delta: 0, buckets: [] };
+          bySectionChange.set(sectionId, { ...change, delta: change.delta + n, buckets: [...change.buckets, { bucket: row.bucket, available: row.available, version: Number(row.version) }] });
+        }
+        stock.push(...bySectionChange.values());
         await countDoor(c, e.oldShowId, -e.oldTicketIds.length, 0);
         await moveUserUnits(c, e.userId, e.oldShowId, -e.oldTicketIds.length);
         // The new side: an order born TICKETED on the confirmed hold, and its tickets.
