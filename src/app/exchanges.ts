@@ -1,4 +1,4 @@
-import { exchangeDeadline, planExchange, type ExchangeActor, type Ticket } from '../domain/index.js';
+import { checkExchangeWindow, planExchange, type ExchangeActor, type Ticket } from '../domain/index.js';
 import type { Exchange, TicketDraft } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -59,12 +59,7 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
   const oldShow = found(await ctx.store.getShow(visible.showId), 'SHOW_NOT_FOUND', 'no such show');
   const actor: ExchangeActor = admin ? 'ORGANIZER' : 'BUYER';
   // Refusals that need no new seats are given before any hold is placed.
-  if (actor === 'BUYER') {
-    const deadline = exchangeDeadline(oldShow);
-    if (deadline === null || ctx.clock.now() > deadline) {
-      throw new AppError('EXCHANGE_NOT_ALLOWED', 'the show\'s exchange policy no longer allows an exchange by the buyer', { exchangeUntil: deadline === null ? null : new Date(deadline).toISOString() });
-    }
-  }
+  unwrap(checkExchangeWindow(oldShow, actor, ctx.clock.now()));
   if (visible.status !== 'TICKETED') throw new AppError('ORDER_NOT_TICKETED', `an order in ${visible.status} cannot be exchanged`, { status: visible.status });
   const newShowId = command.showId ?? visible.showId;
   // The hold is the buyer's, whoever asks (an organizer exchanges on the buyer's behalf).

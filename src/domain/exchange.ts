@@ -36,6 +36,17 @@ export function exchangeDeadline(show: Pick<Show, 'startsAt' | 'exchangeUntilHou
   return hours === null ? null : show.startsAt - hours * hourMs;
 }
 
+/** EXCHANGE_NOT_ALLOWED for a buyer past the show's deadline (or without a policy); an organizer any time. */
+export function checkExchangeWindow(show: Pick<Show, 'startsAt' | 'exchangeUntilHoursBefore'>, actor: ExchangeActor, now: number): Result<null> {
+  if (actor === 'BUYER') {
+    const deadline = exchangeDeadline(show);
+    if (deadline === null || now > deadline) {
+      return fail('EXCHANGE_NOT_ALLOWED', 'the show\'s exchange policy no longer allows an exchange by the buyer', { exchangeUntil: deadline === null ? null : new Date(deadline).toISOString() });
+    }
+  }
+  return ok(null);
+}
+
 /**
  * Decides an exchange (改签) of a whole TICKETED order for the seats of a new hold. Refusals
  * (typed, nothing thrown):
@@ -47,12 +58,8 @@ export function exchangeDeadline(show: Pick<Show, 'startsAt' | 'exchangeUntilHou
  */
 export function planExchange(request: ExchangeRequest, show: Pick<Show, 'startsAt' | 'exchangeUntilHoursBefore'>): Result<ExchangePlan> {
   const { order, tickets, newHold, now } = request;
-  if (request.actor === 'BUYER') {
-    const deadline = exchangeDeadline(show);
-    if (deadline === null || now > deadline) {
-      return fail('EXCHANGE_NOT_ALLOWED', 'the show\'s exchange policy no longer allows an exchange by the buyer', { exchangeUntil: deadline === null ? null : new Date(deadline).toISOString() });
-    }
-  }
+  const window = checkExchangeWindow(show, request.actor, now);
+  if (!window.ok) return window;
   if (order.status !== 'TICKETED') return fail('ORDER_NOT_TICKETED', `an order in ${order.status} cannot be exchanged`);
   if (tickets.some((t) => t.status === 'USED')) return fail('ORDER_NOT_TICKETED', 'a ticket of this order was already used');
   const valid = tickets.filter((t) => t.status === 'VALID' && ticketMachine.can(t.status, 'INVALIDATE'));
