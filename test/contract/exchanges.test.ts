@@ -102,6 +102,11 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     expect(await h.store.getOrder(input.exchange.newOrderId)).toBeNull();
     expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([]);
     expect((await h.store.getHold(newHold.holdId))?.status).toBe('ACTIVE');
+    // A hold the buyer let go (or that lapsed) before its end is not ACTIVE: its seats are no longer the buyer's.
+    const gone = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100 }), seatIds: ['A-1-6'] }));
+    expect((await h.store.lapseHold({ holdId: gone.holdId, event: 'RELEASE', expectedExpiresAt: gone.expiresAt, now: T0 + 150 })).ok).toBe(true);
+    expect(await h.store.swapExchange(swapInput(userId, old, show, gone, T0 + 200))).toEqual({ ok: false, stale: 'hold' });
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['VALID']);
     // Someone else's hold is not the buyer's to swap in.
     const theirs = held(await h.store.claimSeats({ ...claimBase(show, await newUser(h.store), { now: T0 + 100 }), seatIds: ['A-1-5'] }));
     expect(await h.store.swapExchange(swapInput(userId, old, show, theirs, T0 + 200))).toEqual({ ok: false, stale: 'hold' });
