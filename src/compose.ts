@@ -23,6 +23,8 @@ import { probeRedis, redisAddress, redisReadiness } from './adapters/redis/probe
 import { openRedisGate } from './adapters/redis/redis-gate.js';
 import { createPrometheusTelemetry } from './adapters/telemetry/prometheus-telemetry.js';
 import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.js';
+import { createBuyingThrottle } from './adapters/throttle/buying-throttle.js';
+import { Blocklist, type BlocklistHooks } from './app/blocklist.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
 import { createNodemailerSender } from './adapters/email/nodemailer-sender.js';
 import { defaultEmailPolicy, NotificationMailer } from './app/notification-email.js';
@@ -70,6 +72,11 @@ export interface Node {
    * deliveries (its runJob is the deliver-webhook job's handler).
    */
   readonly webhooks: { readonly sink: OutboxSink; readonly delivery: WebhookDelivery };
+  /**
+   * The blocklist; its hooks.onBuyerBlocked is the list the composition fills with what a block of
+   * a buyer must also do (e.g. the waiting room's blockQueuePlaces).
+   */
+  readonly blocklist: Blocklist;
   /**
    * Buyer notifications: the outbox relay's sink 'notifications' (registered with this process's
    * relay), and the mailer (null when TICKETRUSH_SMTP_URL is not set).
@@ -236,6 +243,11 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     },
     ...(gate === null ? {} : { gate }),
   };
+  // Issue 24: the buying routes' limits (shared through the gate's Redis connection when
+  // configured, so every process counts together) and the blocklist, cached per process.
+  const buyingThrottle = createBuyingThrottle(config.rateLimits?.buying ?? null, redisGate === null ? { kind: 'memory' } : { kind: 'redis', redis: redisGate.redis, prefix: config.redis?.prefix ?? 'ticketrush:' });
+  const blocklistHooks: BlocklistHooks = { onBuyerBlocked: [], onHookError: (error) => telemetry.jobFailed('blocklist-hook', error) };
+  const blocklist = new Blocklist(ctx, blocklistHooks);
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
   // deliver-webhook job), never on a request's path. The due pass, woken by the sink, sends at
@@ -310,6 +322,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,
+    buyers: { throttle: buyingThrottle, blocklist },
+    trustProxy: config.trustProxy,
     // Logs go to stdout through an asynchronous buffered writer: lines written while one write is
     // in flight leave together in the next, so a rush costs a write per batch of lines instead of
     // a blocking write per request. Pino flushes what is buffered when the process exits.
@@ -327,6 +341,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let emailTimer: NodeJS.Timeout | null = null;
   let feed: ChangeFeed | null = null;
   let relay: OutboxRelayLoop | null = null;
+  let stopBlocklist: (() => void) | null = null;
   let opsFigures: { stop(): void; now(): Promise<void> } | null = null;
   // The auditor job's read-only view: on SQLite a read-only connection of its own (paged reads on
   // this thread, never the store thread that decides the sales), with the sandbox ledger beside it;
@@ -335,6 +350,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     : isPgStore(store) ? { audit: (id) => store.audit(id), auditShowIds: (after, n) => store.auditShowIds(after, n), ledger: sandbox === null ? null : pgLedgerReader(store.lanes.checkout), close: async () => undefined }
       : null;
   const release = async (): Promise<void> => {
+    stopBlocklist?.();
     await jobs?.stop();
     feed?.stop();
     relay?.stop();
@@ -358,6 +374,9 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     for (const warning of config.warnings) app.log.warn(warning);
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
+    // The blocklist in memory before the first request; then re-read whenever another process changed it.
+    await blocklist.refresh();
+    stopBlocklist = blocklist.startRefreshing(config.blocklistRefreshMs, (error) => telemetry.jobFailed('blocklist-refresh', error));
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
     if (config.database.kind !== 'sqlite') {
       feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
@@ -412,6 +431,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     webhooks: { sink: webhookSink, delivery: webhookDelivery },
     notifications: { sink: notificationSink, mailer },
     gateSink,
+    blocklist,
     async listen() {
       const address = (await app.listen({ host: config.host, port: config.port })).replace('://0.0.0.0', '://127.0.0.1').replace('://[::]', '://127.0.0.1');
       listenUrl = address;

@@ -1,7 +1,9 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { isIP } from 'node:net';
 import { isCurrencyCode, limits, waitlistLimits } from './domain/index.js';
+import { buyingLimitNames, type BuyingLimitName } from './ports/rate-limiter.js';
 
 /**
  * Configuration: read once from the environment, checked, frozen. A bad value stops the start with
@@ -86,8 +88,15 @@ export interface Config {
   readonly secrets: Secrets;
   /** Which secrets the environment gave (the others were generated). */
   readonly secretsGiven: readonly SecretName[];
-  /** Account throttling, or null when TICKETRUSH_RATE_LIMITS=off. */
+  /** Account throttling and the buying limits, or null when TICKETRUSH_RATE_LIMITS=off. */
   readonly rateLimits: RateLimits | null;
+  /**
+   * Proxies whose X-Forwarded-For is believed (TICKETRUSH_TRUST_PROXY: addresses or CIDRs, comma
+   * separated). Empty by default: the client's address is the socket's, so a forged header dodges nothing.
+   */
+  readonly trustProxy: readonly string[];
+  /** How often each process re-reads the blocklist if it changed (TICKETRUSH_BLOCKLIST_REFRESH_MS). */
+  readonly blocklistRefreshMs: number;
   /** Things that do not stop the start but the operator should hear of; logged at start. */
   readonly warnings: readonly string[];
 }
@@ -137,10 +146,41 @@ export interface RateLimit {
 
 export interface RateLimits {
   readonly loginFailuresPerUserIp: RateLimit;
+  /** Past this many failures for one username (any address), each attempt at it is slowed by loginSlowdownMs: a delay, never a lock. */
   readonly loginFailuresPerUser: RateLimit;
   readonly loginFailuresPerIp: RateLimit;
   readonly registrationsPerIp: RateLimit;
+  readonly loginSlowdownMs: number;
+  /** Each buying route's requests per minute, per user and per address. */
+  readonly buying: Readonly<Record<BuyingLimitName, { readonly perUserPerMinute: number; readonly perIpPerMinute: number }>>;
 }
+
+/**
+ * Defaults of the buying limits (requests per minute). Per user: a person clicks a few times a
+ * second at most. Per address: generous, since a campus or a carrier's NAT puts many buyers
+ * behind one address; the per-user limit is the one that bites a script.
+ */
+const buyingDefaults: Readonly<Record<BuyingLimitName, { readonly perUser: number; readonly perIp: number }>> = {
+  hold: { perUser: 60, perIp: 1200 },
+  order: { perUser: 60, perIp: 1200 },
+  'campaign-order': { perUser: 60, perIp: 1200 },
+  grab: { perUser: 60, perIp: 1200 },
+  cut: { perUser: 30, perIp: 600 },
+  'queue-join': { perUser: 20, perIp: 600 },
+};
+
+/** Each buying limit's two variables, spelled out so that a search (and the docs test) finds them. */
+const buyingVariables: Readonly<Record<BuyingLimitName, { readonly USER: string; readonly IP: string }>> = {
+  hold: { USER: 'TICKETRUSH_RATE_LIMIT_HOLD_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_HOLD_PER_IP_PER_MINUTE' },
+  order: { USER: 'TICKETRUSH_RATE_LIMIT_ORDER_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_ORDER_PER_IP_PER_MINUTE' },
+  'campaign-order': { USER: 'TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_CAMPAIGN_ORDER_PER_IP_PER_MINUTE' },
+  grab: { USER: 'TICKETRUSH_RATE_LIMIT_GRAB_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_GRAB_PER_IP_PER_MINUTE' },
+  cut: { USER: 'TICKETRUSH_RATE_LIMIT_CUT_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_CUT_PER_IP_PER_MINUTE' },
+  'queue-join': { USER: 'TICKETRUSH_RATE_LIMIT_QUEUE_JOIN_PER_USER_PER_MINUTE', IP: 'TICKETRUSH_RATE_LIMIT_QUEUE_JOIN_PER_IP_PER_MINUTE' },
+};
+
+/** The variable of a buying limit, per user or per address (requests per minute). */
+export const buyingLimitVariable = (name: BuyingLimitName, per: 'USER' | 'IP'): string => buyingVariables[name][per];
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -256,6 +296,8 @@ export function loadConfig(env: Env = process.env): Config {
     secrets: Object.freeze(loadSecrets(env, dataDir, database.kind === 'sqlite')),
     secretsGiven: Object.freeze((Object.keys(secretVariables) as SecretName[]).filter((name) => Boolean(env[secretVariables[name]]))),
     rateLimits,
+    trustProxy: trustProxy(env),
+    blocklistRefreshMs: int(env, 'TICKETRUSH_BLOCKLIST_REFRESH_MS', 1_000, 50, 600_000),
     warnings: Object.freeze(warnings),
   });
 }
@@ -332,7 +374,31 @@ function loadRateLimits(env: Env): RateLimits | null {
     loginFailuresPerUser: rateLimit(env, 'TICKETRUSH_LOGIN_FAILURES_PER_USER', 50, 3600),
     loginFailuresPerIp: rateLimit(env, 'TICKETRUSH_LOGIN_FAILURES_PER_IP', 100, 3600),
     registrationsPerIp: rateLimit(env, 'TICKETRUSH_REGISTRATIONS_PER_IP', 1000, 600),
+    loginSlowdownMs: int(env, 'TICKETRUSH_LOGIN_SLOWDOWN_MS', 1_000, 0, 30_000),
+    buying: Object.freeze(Object.fromEntries(buyingLimitNames.map((name) => [name, Object.freeze({
+      perUserPerMinute: int(env, buyingLimitVariable(name, 'USER'), buyingDefaults[name].perUser, 1, 1_000_000),
+      perIpPerMinute: int(env, buyingLimitVariable(name, 'IP'), buyingDefaults[name].perIp, 1, 1_000_000),
+    })])) as RateLimits['buying']),
   });
+}
+
+/** An address (IPv4 or IPv6) or a CIDR block of one. */
+function isAddressOrCidr(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d{1,3}$/.test(prefix) && bits >= 0 && bits <= (family === 4 ? 32 : 128);
+}
+
+/** TICKETRUSH_TRUST_PROXY: comma-separated addresses or CIDRs of the proxies in front; none by default. */
+function trustProxy(env: Env): readonly string[] {
+  const raw = env.TICKETRUSH_TRUST_PROXY ?? '';
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (bad.length > 0) throw new ConfigError(`TICKETRUSH_TRUST_PROXY must be a comma-separated list of IP addresses or CIDRs such as 10.0.0.0/8 (got "${bad.join('", "')}")`);
+  return Object.freeze(entries);
 }
 
 /**

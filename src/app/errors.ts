@@ -35,6 +35,10 @@ export const appErrorCodes = [
   'BARGAIN_ORDER_NOT_FOUND',
   /** A notification address that is not an email address. */
   'EMAIL_INVALID',
+  /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
+  'BLOCKED',
+  /** No blocklist entry with that id. */
+  'BLOCK_NOT_FOUND',
 ] as const;
 
 /**

@@ -65,7 +65,8 @@ export function orderRequestHash(holdId: string): string {
   return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
 }
 
-export type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; claim: KeyClaim };
+/** `T`: the stored answer's shape (an order's view; a hold's id for holds). */
+export type Begun<T = OrderView> = { kind: 'replay'; order: T } | { kind: 'claimed'; claim: KeyClaim };
 
 /**
  * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
@@ -73,12 +74,12 @@ export type Begun = { kind: 'replay'; order: OrderView } | { kind: 'claimed'; cl
  * the store says the key was written first by someone else (beginKey false), that record is read
  * and honoured: this request never goes on without its own record.
  */
-export async function beginKey(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun> {
+export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, key: string, requestHash: string): Promise<Begun<T>> {
   for (let round = 0; round < roundsMax; round++) {
     const now = ctx.clock.now();
     const existing = await ctx.store.getKey(scope, key);
     if (existing !== null) {
-      const answered = earlierAnswer(existing, requestHash, now);
+      const answered = earlierAnswer<T>(existing, requestHash, now);
       if (answered !== null) return answered;
       // Its request died with its process (or overran every bound): this retry takes the key over.
       await ctx.store.removeKey({ scope, key, createdAt: existing.createdAt });
@@ -92,7 +93,7 @@ export async function beginKey(ctx: AppContext, scope: string, key: string, requ
 }
 
 /** The stored answer to this key; null when the record is a dead request's (take it over); throws if the key cannot be used now. */
-function earlierAnswer(existing: IdempotencyRecord, requestHash: string, now: number): Begun | null {
+function earlierAnswer<T>(existing: IdempotencyRecord, requestHash: string, now: number): Begun<T> | null {
   if (existing.requestHash !== requestHash) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
   }
@@ -107,7 +108,7 @@ function earlierAnswer(existing: IdempotencyRecord, requestHash: string, now: nu
     const failure = body as AppFailure;
     throw new AppError(failure.code, failure.message, failure.details);
   }
-  return { kind: 'replay', order: body as OrderView };
+  return { kind: 'replay', order: body as T };
 }
 
 type Opened = { kind: 'replay'; order: OrderView } | { kind: 'new'; order: Order };

@@ -9,7 +9,7 @@ export interface Origin {
   readonly ip: string;
 }
 
-function rateLimited(waitMs: number, what: string): AppError {
+export function rateLimited(waitMs: number, what: string): AppError {
   const retryAfterSeconds = Math.max(1, Math.ceil(waitMs / 1000));
   return new AppError('RATE_LIMITED', `too many ${what}; try again in ${retryAfterSeconds} s`, { retryAfterSeconds });
 }
@@ -17,20 +17,24 @@ function rateLimited(waitMs: number, what: string): AppError {
 /**
  * A login that counts failures: per username from one address (reset by a success, so a user's
  * own typos do not pile up), per username from anywhere, and per address whatever the name.
- * Only failures count, so a crowd of real buyers signing in at once is never throttled. Once a
- * count is at its limit, attempts are refused before the password is even checked.
+ * Only failures count, so a crowd of real buyers signing in at once is never throttled. The
+ * per-(user, address) and per-address counts refuse once at their limit, before the password is
+ * even checked. The per-username count only slows: over its limit every attempt at the name waits
+ * first, so guessing spread over many addresses crawls, while the owner, from an address of their
+ * own, still gets in with the right password (a lock there would be a lockout anyone can trigger).
  */
 export async function logIn(ctx: AppContext, origin: Origin, username: string, password: string): Promise<User> {
-  const { loginFailuresByUserIp, loginFailuresByUser, loginFailuresByIp } = ctx.throttle;
+  const { loginFailuresByUserIp, loginFailuresByUser, loginFailuresByIp, loginSlowdownMs } = ctx.throttle;
   const name = usernameKey(username);
   const userIp = `${name}\u0000${origin.ip}`;
-  const waits = await Promise.all([
+  const [userIpWait, userWait, ipWait] = await Promise.all([
     loginFailuresByUserIp.blockedForMs(userIp),
     loginFailuresByUser.blockedForMs(name),
     loginFailuresByIp.blockedForMs(origin.ip),
   ]);
-  const waitMs = Math.max(...waits);
+  const waitMs = Math.max(userIpWait, ipWait);
   if (waitMs > 0) throw rateLimited(waitMs, 'failed logins');
+  if (userWait > 0 && loginSlowdownMs > 0) await new Promise((resolve) => setTimeout(resolve, loginSlowdownMs));
   try {
     const user = await authenticate(ctx, username, password);
     await loginFailuresByUserIp.reset(userIp);

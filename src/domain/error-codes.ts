@@ -52,6 +52,8 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A blocklist entry without a reason, or expiring in the past. */
+  'INVALID_BLOCK',
   /** A waitlist join with a bad quantity or section (waitlist.ts). */
   'INVALID_WAITLIST_REQUEST',
   /** One live waitlist entry per buyer and show (a partial unique index). */

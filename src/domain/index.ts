@@ -21,6 +21,7 @@ export * from './webhook-rules.js';
 export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';
+export * from './blocklist.js';
 export * from './waitlist.js';
 export * from './refund.js';
 export * from './exchange.js';

@@ -30,6 +30,8 @@ export const limits = Object.freeze({
   passwordLengthMin: 8,
   passwordLengthMax: 256,
   idempotencyKeyLengthMax: 128,
+  /** A blocklist entry's reason. */
+  blockReasonLengthMax: 500,
   /** The longest we wait on one call to the payment provider. */
   providerCallMsMax: 15_000,
   /**

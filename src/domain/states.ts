@@ -74,6 +74,16 @@ export const ticketMachine = defineMachine<TicketStatus, TicketEvent>('ticket', 
   INVALID: { REINSTATE: 'VALID' },
 });
 
+/** A blocklist entry: ACTIVE until an admin lifts it (its expiry is a time, not a move). */
+export const blockStatuses = ['ACTIVE', 'LIFTED'] as const;
+export type BlockStatus = (typeof blockStatuses)[number];
+export const blockEvents = ['LIFT'] as const;
+export type BlockEvent = (typeof blockEvents)[number];
+export const blockMachine = defineMachine<BlockStatus, BlockEvent>('block', blockStatuses, blockEvents, {
+  ACTIVE: { LIFT: 'LIFTED' },
+  LIFTED: {},
+});
+
 // Waitlist entry (候补): joined WAITING; seats that come back are OFFERED to it as a hold; the buyer
 // pays for that hold (CLAIMED) or its claim window runs out (LAPSED); LEFT when the buyer gives up.
 // An OFFERED entry that lapses is never offered again (the next one in line gets the seats).

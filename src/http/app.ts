@@ -31,6 +31,7 @@ import { bargainRoutes } from './routes/bargains.js';
 import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { blocklistRoutes } from './routes/blocklist.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -92,6 +93,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && requestIdPattern.test(given) ? given : randomUUID();
     },
+    // None by default: request.ip is the socket's address, so a forged X-Forwarded-For changes
+    // nothing. Only the listed proxies' header is believed (TICKETRUSH_TRUST_PROXY).
+    trustProxy: deps.trustProxy !== undefined && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
@@ -114,6 +118,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     const { status, body } = toErrorResponse(error);
     // A busy store is an expected answer under contention, not a failure to log as one.
     if (body.code === 'BUSY') void reply.header('retry-after', String(limits.busyRetryAfterSeconds));
+    else if (body.code === 'RATE_LIMITED' && typeof body.details?.retryAfterSeconds === 'number') void reply.header('retry-after', String(body.details.retryAfterSeconds));
     else if (status >= 500) request.log.error({ err: error }, 'request failed');
     void reply.status(status).send(body);
   });
@@ -147,6 +152,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(webhookRoutes(deps), { prefix: '/api/v1' });
   await app.register(notificationRoutes(deps), { prefix: '/api/v1' });
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
+  await app.register(blocklistRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
   await app.register(exchangeRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);

@@ -4,6 +4,7 @@ import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
 import type { PaymentSimulator } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
+import type { BuyerGuards } from './buyer-gate.js';
 
 /** What the HTTP edge is given by the composition root. */
 export interface HttpDeps {
@@ -38,6 +39,10 @@ export interface HttpDeps {
   readonly readiness?: { readonly store: string; readonly others: readonly ReadinessCheck[] };
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
+  /** The buying routes' rate limits and blocklist check (buyer-gate.ts), and the blocklist the admin routes edit; absent: none. */
+  readonly buyers?: BuyerGuards;
+  /** Proxies whose X-Forwarded-For is believed (TICKETRUSH_TRUST_PROXY); empty or absent: none. */
+  readonly trustProxy?: readonly string[];
 }
 
 /** A dependency /readyz checks: `name` says which and where, never a password. */

@@ -219,6 +219,16 @@ export const OrderHeaders = Type.Object({
   }),
 });
 
+/** A hold's optional request key (seed 002 §5): a retried hold never takes stock twice. */
+export const HoldHeaders = Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: limits.idempotencyKeyLengthMax,
+    pattern: idempotencyKeyPattern,
+    description: 'Optional. Scoped to the signed-in user: the same key and body answer the same hold (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT',
+  })),
+});
+
 export const OrderResponse = Type.Object({
   orderId: Type.String(),
   kind: Type.Union([Type.Literal('SHOW'), Type.Literal('FLASH_SALE'), Type.Literal('BARGAIN')], { description: 'What the order sells: a show\'s seats or places, a flash sale\'s items, a bargain\'s goods' }),

@@ -15,10 +15,33 @@ export interface RateLimiter {
 export interface AccountThrottle {
   /** Failed logins for one username from one address; a successful login resets it. */
   readonly loginFailuresByUserIp: RateLimiter;
-  /** Failed logins for one username from any address (guessing spread over many addresses). */
+  /**
+   * Failed logins for one username from any address (guessing spread over many addresses). Over
+   * its limit each attempt at the name waits `loginSlowdownMs` first: a delay, never a lock, so
+   * nobody can lock a buyer out by failing on purpose.
+   */
   readonly loginFailuresByUser: RateLimiter;
+  readonly loginSlowdownMs: number;
   /** Failed logins from one address, whatever the username (one address trying many names). */
   readonly loginFailuresByIp: RateLimiter;
   /** Registration attempts from one address. */
   readonly registrationsByIp: RateLimiter;
+}
+
+/**
+ * The buying routes, each limited by name per user and per address (docs/operations.md gives the
+ * defaults). A route (a Fastify preHandler in src/http/buyer-gate.ts) names its limit; a new
+ * buying route picks one of these or adds its own here and in the configuration.
+ */
+export const buyingLimitNames = ['hold', 'order', 'campaign-order', 'grab', 'cut', 'queue-join'] as const;
+export type BuyingLimitName = (typeof buyingLimitNames)[number];
+
+/** The buying limits: each name's two limiters, per user and per address. */
+export interface BuyingThrottle {
+  /**
+   * Counts one request of `userId` from `ip` against the limit `name` (both keys counted, so a
+   * refused request still costs the caller); milliseconds until both are below the limit, 0 when
+   * the request may go on.
+   */
+  hit(name: BuyingLimitName, userId: string, ip: string): Promise<number>;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { holdMachine, orderMachine, paymentMachine, seatMachine, ticketMachine, type StateMachine } from '../../src/domain/index.js';
+import { blockMachine, holdMachine, orderMachine, paymentMachine, seatMachine, ticketMachine, type StateMachine } from '../../src/domain/index.js';
 
 /** The transition tables as the business states them; the code must match them exactly. */
 const expected: Record<string, Record<string, Record<string, string>>> = {
@@ -42,9 +42,13 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
     // Only the tickets of a refund the provider refused come back.
     INVALID: { REINSTATE: 'VALID' },
   },
+  block: {
+    ACTIVE: { LIFT: 'LIFTED' },
+    LIFTED: {},
+  },
 };
 
-const machines: StateMachine<string, string>[] = [seatMachine, holdMachine, orderMachine, paymentMachine, ticketMachine];
+const machines: StateMachine<string, string>[] = [seatMachine, holdMachine, orderMachine, paymentMachine, ticketMachine, blockMachine];
 
 describe.each(machines.map((m) => [m.name, m] as const))('%s state machine', (name, machine) => {
   const table = expected[name] ?? {};

@@ -16,6 +16,7 @@ beforeAll(async () => {
       TICKETRUSH_LOGIN_FAILURES_PER_USER: '8',
       TICKETRUSH_LOGIN_FAILURES_PER_IP: '12',
       TICKETRUSH_REGISTRATIONS_PER_IP: '15',
+      TICKETRUSH_LOGIN_SLOWDOWN_MS: '300',
     },
   });
 });
@@ -56,10 +57,16 @@ describe('login throttling', () => {
     }
   });
 
-  it('throttles one username guessed from many addresses', async () => {
+  it('slows one username guessed from many addresses, but never locks its owner out', async () => {
     expect((await register('victim2', newIp())).status).toBe(201);
     for (let i = 0; i < 8; i++) expect((await login('victim2', 'wrong-password', newIp())).status).toBe(401);
-    expect((await login('victim2', 'password-123', newIp())).status).toBe(429);
+    // Past the per-user count each attempt waits TICKETRUSH_LOGIN_SLOWDOWN_MS first, right or wrong.
+    let started = Date.now();
+    expect((await login('victim2', 'wrong-password', newIp())).status).toBe(401);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+    started = Date.now();
+    expect((await login('victim2', 'password-123', newIp())).status).toBe(200);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
   it('throttles one address trying many usernames', async () => {
@@ -69,6 +76,25 @@ describe('login throttling', () => {
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 429, code: 'RATE_LIMITED' });
     expect(refused.retryAfter).toBeDefined();
   });
+});
+
+describe('no lockout anyone can trigger', () => {
+  it('lets the right password in from a new address after 5 addresses x 10 failures each (default limits)', async () => {
+    const node = await startTestNode({ listen: false, env: { TICKETRUSH_LOGIN_SLOWDOWN_MS: '200' } });
+    try {
+      const at = (ip: string) => async (password: string) => (await node.node.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'target1', password }, remoteAddress: ip })).statusCode;
+      expect((await node.node.app.inject({ method: 'POST', url: '/api/v1/auth/register', payload: { username: 'target1', password: 'password-123' }, remoteAddress: '10.50.0.1' })).statusCode).toBe(201);
+      for (let a = 0; a < 5; a++) {
+        const attacker = at(`10.60.0.${a + 1}`);
+        for (let i = 0; i < 10; i++) expect(await attacker(`wrong-password-${i}`)).toBe(401);
+        // That address is now refused for this name (per user and address).
+        expect(await attacker('password-123')).toBe(429);
+      }
+      expect(await at('10.70.0.1')('password-123')).toBe(200);
+    } finally {
+      await node.close();
+    }
+  }, 60_000);
 });
 
 describe('registration throttling', () => {

@@ -164,6 +164,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', expect: 'busy' },
     { method: 'PUT', path: '/api/v1/me/preferences', url: () => '/api/v1/me/preferences', body: () => ({ language: 'zh-CN' }), expect: 'busy' },
     { method: 'GET', path: '/api/v1/admin/audit-log', url: () => '/api/v1/admin/audit-log', expect: 'busy', as: 'admin' },
+    // Issue 24 item 4: the blocklist's admin routes read the admin's stored role first (roleGuard).
+    { method: 'POST', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', body: () => ({ ip: '192.0.2.1', reason: 'busy' }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', expect: 'busy', as: 'admin' },
+    { method: 'DELETE', path: '/api/v1/admin/blocklist/{blockId}', url: () => '/api/v1/admin/blocklist/blk_busy', expect: 'busy', as: 'admin' },
   ];
 
   it('names every route of the API', async () => {

@@ -13,7 +13,8 @@ let admin: ApiClient;
 let seq = 0;
 
 beforeAll(async () => {
-  t = await startTestNode({ env: { TICKETRUSH_MAX_SEATS_PER_USER: String(defaultLimit) } });
+  // One buyer sends 100 holds at once here: the per-show seat limit is under test, not the per-minute rate limit.
+  t = await startTestNode({ env: { TICKETRUSH_MAX_SEATS_PER_USER: String(defaultLimit), TICKETRUSH_RATE_LIMIT_HOLD_PER_USER_PER_MINUTE: '10000' } });
   admin = await adminClient(t.node.app);
 });
 afterAll(async () => t.close());

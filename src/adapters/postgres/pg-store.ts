@@ -15,6 +15,7 @@ import { pgPayments } from './payments.js';
 import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
+import { pgBlocklist } from './blocklist.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
 import { pgExchanges } from './exchanges.js';
@@ -90,6 +91,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgNotifications(lanes.checkout),
     ...pgChangeLog(lanes.checkout),
     ...pgSettings(lanes.checkout),
+    ...pgBlocklist(lanes.checkout),
     ...pgFlashSales(lanes, shows, origin),
     ...pgBargains(lanes, shows, origin),
     ...pgOutbox(lanes.checkout),

@@ -634,4 +634,28 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX exchanges_by_old_order ON exchanges (old_order_id, created_at);
     `,
   },
+  {
+    // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
+    // and the lifted count are a change marker every process can poll cheaply.
+    version: 16,
+    name: 'blocklist',
+    sql: `
+    CREATE TABLE blocklist (
+      block_id text PRIMARY KEY,
+      kind text NOT NULL CHECK (kind IN ('USER','IP')),
+      user_id text REFERENCES users(user_id),
+      username text,
+      cidr text,
+      reason text NOT NULL,
+      created_by text NOT NULL,
+      created_at bigint NOT NULL,
+      expires_at bigint,
+      status text NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
+      lifted_at bigint,
+      CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
+      CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
+    );
+    CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+    `,
+  },
 ];

@@ -526,6 +526,26 @@ export const migrations: readonly Migration[] = [
   );
   CREATE INDEX exchanges_by_old_order ON exchanges (old_order_id, created_at);
   `,
+  // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
+  // and the lifted count are a change marker every process can poll cheaply.
+  `
+  CREATE TABLE blocklist (
+    block_id TEXT PRIMARY KEY,
+    kind TEXT NOT NULL CHECK (kind IN ('USER','IP')),
+    user_id TEXT REFERENCES users(user_id),
+    username TEXT,
+    cidr TEXT,
+    reason TEXT NOT NULL,
+    created_by TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','LIFTED')),
+    lifted_at INTEGER,
+    CHECK ((kind = 'USER' AND user_id IS NOT NULL AND cidr IS NULL) OR (kind = 'IP' AND cidr IS NOT NULL AND user_id IS NULL)),
+    CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
+  );
+  CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+  `,
 ];
 
 /**

@@ -22,6 +22,7 @@ import { sqliteRefunds } from './refunds.js';
 import { sqliteExchanges } from './exchanges.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
+import { sqliteBlocklist } from './blocklist.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -110,6 +111,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteNotifications(db, gc),
     ...sqliteChangeLog(db),
     ...sqliteSettings(db, gc),
+    ...sqliteBlocklist(db, gc),
     ...sqliteFlashSales(db, gc, shows, showStore, ob),
     ...sqliteBargains(db, gc, showStore, ob),
     ...sqliteOutbox(db, gc),

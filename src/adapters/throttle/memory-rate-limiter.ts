@@ -45,6 +45,7 @@ export interface AccountRateLimits {
   readonly loginFailuresPerUser: RateLimit;
   readonly loginFailuresPerIp: RateLimit;
   readonly registrationsPerIp: RateLimit;
+  readonly loginSlowdownMs: number;
 }
 
 /** The account limiters in memory, or none at all when limits are switched off (null). */
@@ -55,5 +56,6 @@ export function memoryAccountThrottle(limits: AccountRateLimits | null): Account
     loginFailuresByUser: make(limits?.loginFailuresPerUser),
     loginFailuresByIp: make(limits?.loginFailuresPerIp),
     registrationsByIp: make(limits?.registrationsPerIp),
+    loginSlowdownMs: limits?.loginSlowdownMs ?? 0,
   };
 }

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { createBargain, cutBargain, getBargain, getBargainOrder, placeBargainOrder, startBargain } from '../../app/bargains.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
+import { buyerGate } from '../buyer-gate.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import {
@@ -42,14 +43,14 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   }, async (request) => getBargain(ctx, request.params.bargainId));
 
   app.post('/bargains/:bargainId/start', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'campaign-order')],
     schema: {
       tags: ['booking'],
       summary: 'Start my bargain order at the original price (201); started already: the same one (200)',
       description: 'Refusals: 404 ACTIVITY_NOT_FOUND, 409 ACTIVITY_OFFLINE, 422 SALE_NOT_OPEN.',
       security: [{ bearer: [] }],
       params: BargainParams,
-      response: { 200: StartedBargainResponse, 201: StartedBargainResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
+      response: { 200: StartedBargainResponse, 201: StartedBargainResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -71,14 +72,14 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.post('/bargain-orders/:bargainOrderId/cuts', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'cut')],
     schema: {
       tags: ['booking'],
       summary: 'Cut a friend\'s bargain order once by a random amount in [cutMinCents, cutMaxCents], never below the floor',
       description: 'Refusals: 409 ALREADY_CUT (one cut per helper), 409 CANNOT_CUT_OWN, 409 FLOOR_REACHED, 409 BARGAIN_CLOSED (ordered), 409 ACTIVITY_OFFLINE, 422 SALE_NOT_OPEN (lapsed), 404 BARGAIN_ORDER_NOT_FOUND.',
       security: [{ bearer: [] }],
       params: BargainOrderParams,
-      response: { 201: CutResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
+      response: { 201: CutResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -86,7 +87,7 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.post('/bargain-orders/:bargainOrderId/order', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'campaign-order')],
     schema: {
       tags: ['booking'],
       summary: 'Order my bargain at the price reached (X-Idempotency-Key required): one unit and an order awaiting payment in one step',
@@ -99,7 +100,7 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
           description: 'The order (also when replayed)',
           headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this answers an earlier request' } },
         }),
-        ...errorResponses(400, 401, 404, 409, 422, 502, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502, 503),
       },
     },
   }, async (request, reply) => {

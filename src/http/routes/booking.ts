@@ -5,14 +5,16 @@ import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { orderRefunds, requestOrderRefund } from '../../app/refunds.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
+import { holdSeatsOnce } from '../../app/idempotent-holds.js';
 import type { Hold } from '../../domain/index.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
+import { buyerGate } from '../buyer-gate.js';
 import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { countAnswers, holdResultOf } from '../outcome-counting.js';
 import {
-  ExtendHoldBody, HoldBody, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse,
+  ExtendHoldBody, HoldBody, HoldHeaders, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse,
   ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
@@ -24,7 +26,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   const holdAnswer = (hold: Hold) => ({ ...holdView(hold), ...holdTermsView(hold, ctx.policy) });
 
   app.post('/shows/:showId/holds', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'hold')],
     // Classed at the edge, so a refusal decided before the use case (sign-in, validation) and a
     // failure after it (a 5xx, BUSY, the request timeout) count too.
     onSend: async (_request, reply, payload) => {
@@ -36,8 +38,15 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       summary: 'Hold specific seats, N best-available seats, or N places of a counted section, all or nothing, for a bounded time',
       security: [{ bearer: [] }],
       params: ShowParams,
+      headers: HoldHeaders,
       body: HoldBody,
-      response: { 201: HoldResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
+      response: {
+        201: Type.Object(HoldResponse.properties, {
+          description: 'The hold (also when replayed for a retried X-Idempotency-Key)',
+          headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this answers an earlier request with the same key' } },
+        }),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
+      },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -52,12 +61,20 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
         ...(body.near === undefined ? {} : { near: body.near }),
         ...(body.accessible === undefined ? {} : { accessible: body.accessible }),
       };
-    const placed = await holdSeats(ctx, {
+    const command = {
       userId: me.userId,
       showId: request.params.showId,
       request: holdRequest,
       ...(body.holdSeconds === undefined ? {} : { holdSeconds: body.holdSeconds }),
-    });
+    };
+    const key = request.headers['x-idempotency-key'];
+    // Without a key the hot path is as before: one claim, no key record.
+    if (key === undefined) {
+      const placed = await holdSeats(ctx, command);
+      return reply.status(201).send({ ...holdAnswer(placed.hold), adjacent: placed.adjacent });
+    }
+    const placed = await holdSeatsOnce(ctx, command, key);
+    if (placed.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send({ ...holdAnswer(placed.hold), adjacent: placed.adjacent });
   });
 
@@ -92,7 +109,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
   });
 
   app.post('/orders', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'order')],
     onSend: countAnswers((outcome) => ctx.telemetry.orderAttempt(outcome), (reply) => (reply.getHeader('idempotent-replayed') === 'true' ? 'REPLAYED' : 'PENDING_PAY')),
     schema: {
       tags: ['booking'],
@@ -105,7 +122,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
           description: 'The order (also when replayed for a retried key)',
           headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the stored answer to an earlier request with the same key' } },
         }),
-        ...errorResponses(400, 401, 403, 404, 409, 422, 502, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502, 503),
       },
     },
   }, async (request, reply) => {

@@ -4,6 +4,7 @@ import { changeActivity, getActivity, listActivities } from '../../app/activitie
 import { createFlashSale, getFlashSale, placeFlashOrder } from '../../app/flash-sales.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
+import { buyerGate } from '../buyer-gate.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import {
@@ -84,7 +85,7 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
   }, async (request) => getFlashSale(ctx, request.params.flashSaleId));
 
   app.post('/flash-sales/:flashSaleId/orders', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'campaign-order')],
     schema: {
       tags: ['booking'],
       summary: 'Buy units of a flash-sale item: the units and an order awaiting payment in one step (X-Idempotency-Key required); a zero-price item is PAID at once',
@@ -98,7 +99,7 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
           description: 'The order (also when replayed for a retried key)',
           headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this answers an earlier request with the same key' } },
         }),
-        ...errorResponses(400, 401, 404, 409, 422, 502, 503),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 502, 503),
       },
     },
   }, async (request, reply) => {

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox';
 import { codesCsvParser, codesOfCsv } from '../../app/code-csv.js';
 import { codePoolDetail, createCodePool, grabCode, importCodes, ImportInterrupted, myCodes } from '../../app/code-pools.js';
 import type { HttpDeps } from '../deps.js';
+import { buyerGate } from '../buyer-gate.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
 import { CodePoolDetail, GrabbedCode, ImportCodesJson, ImportCounts, MyCodes, NewCodePoolBody, PoolParams } from '../code-pool-schemas.js';
 import { HttpError } from '../http-error.js';
@@ -115,13 +116,13 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
   });
 
   app.post('/code-pools/:poolId/grab', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'grab')],
     schema: {
       tags: ['code pools'],
       summary: 'Grab a code: 201 with a new one, 200 with the one the caller already has (one per buyer)',
       security: [{ bearer: [] }],
       params: PoolParams,
-      response: { 200: GrabbedCode, 201: GrabbedCode, ...errorResponses(401, 404, 409, 422) },
+      response: { 200: GrabbedCode, 201: GrabbedCode, ...errorResponses(401, 403, 404, 409, 422, 429) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);

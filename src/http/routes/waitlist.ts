@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { joinWaitlist, leaveWaitlist, myWaitlist } from '../../app/waitlist.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
+import { buyerGate } from '../buyer-gate.js';
 import { ShowParams, errorResponses } from '../schemas.js';
 import { JoinWaitlistBody, WaitlistEntryResponse } from '../waitlist-schemas.js';
 
@@ -10,16 +11,17 @@ import { JoinWaitlistBody, WaitlistEntryResponse } from '../waitlist-schemas.js'
 export const waitlistRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const { ctx, tokens } = deps;
 
+  // Joining is a buying route: blocked buyers are refused and it is limited like a queue join.
   app.post('/shows/:showId/waitlist', {
-    onRequest: guard(tokens),
+    onRequest: [guard(tokens), buyerGate(deps, 'queue-join')],
     schema: {
       tags: ['booking'],
       summary: 'Join the waitlist of a show (one live entry per buyer and show); seats that come back are offered in order of joining as a hold',
-      description: 'Refusals: 404 SHOW_NOT_FOUND, 409 WAITLIST_ALREADY_JOINED, 422 INVALID_WAITLIST_REQUEST. When seats are free at once the entry comes back OFFERED with its hold.',
+      description: 'Refusals: 403 BLOCKED, 429 RATE_LIMITED, 404 SHOW_NOT_FOUND, 409 WAITLIST_ALREADY_JOINED, 422 INVALID_WAITLIST_REQUEST. When seats are free at once the entry comes back OFFERED with its hold.',
       security: [{ bearer: [] }],
       params: ShowParams,
       body: JoinWaitlistBody,
-      response: { 201: WaitlistEntryResponse, ...errorResponses(400, 401, 404, 409, 422, 503) },
+      response: { 201: WaitlistEntryResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);

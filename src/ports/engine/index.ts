@@ -3,6 +3,7 @@ import type { ChangeLogStore } from './change-log.js';
 import type { NotificationStore } from './notifications.js';
 import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
+import type { BlocklistStore } from './blocklist.js';
 import type { CodePoolStore } from './code-pools.js';
 import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
@@ -27,6 +28,7 @@ export * from './code-pools.js';
 export * from './common.js';
 export * from './flash-sales.js';
 export * from './bargains.js';
+export * from './blocklist.js';
 export * from './exports.js';
 export * from './idempotency.js';
 export * from './inventory.js';
@@ -52,7 +54,7 @@ export * from './waitlist.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore, BlocklistStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;
