@@ -2,7 +2,7 @@ import cluster from 'node:cluster';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { DrillOptionError, drillDefaults, resolveDrillOptions, type RawDrillOptions } from './drill/options.js';
+import { DrillOptionError, drillDefaults, expiryOutageDefaults, hotSeatDefaults, paymentJitterDefaults, resolveDrillOptions, rushDefaults, type RawDrillOptions } from './drill/options.js';
 import { listenFailure } from './lib/listen-failure.js';
 
 // Only commander and the drill's option parser are loaded up front, so `--version` and `--help`
@@ -128,6 +128,95 @@ drill
     const { runSellout } = await import('./drill/runner.js');
     process.exitCode = await runSellout(options);
   });
+
+/** The options every drill shares with the sell-out, with the drill's own defaults. */
+function commonDrillOptions(command: Command, defaults: { seats: number; buyers: number }, withUrl: boolean): Command {
+  command
+    .option('--seats <n>', 'seats in the show', wholeNumber(1, 200_000), defaults.seats)
+    .option('--buyers <n>', 'simulated buyers (accounts), each one hold → order → pay at a time', wholeNumber(1, 10_000), defaults.buyers)
+    .option('--seats-per-hold <n>', 'seats a buyer holds and buys at a time in the sell-out', wholeNumber(1, 100), drillDefaults.seatsPerHold)
+    .option('--hold-seconds <n>', 'how long each hold of the sell-out lasts', wholeNumber(1, 3600), drillDefaults.holdSeconds)
+    .option('--connections <n>', 'keep-alive connections to the server (default: 1.5 per buyer, at least 4)', wholeNumber(1, 10_000))
+    .option('--ticket-timeout <seconds>', 'longest wait for an order to be TICKETED after payment', wholeNumber(1, 3_600), drillDefaults.ticketTimeoutSeconds)
+    .option('--deadline <seconds>', 'stop selling after this long (the audit then fails)', wholeNumber(1, 86_400), 110)
+    .option('--out <dir>', 'where report.json, report.html (and server.log) go (default: ./drill-results/<timestamp>)');
+  if (withUrl) {
+    command
+      .option('--url <url>', 'a running server to drill instead of an embedded one (needs an admin account)')
+      .option('--admin-user <name>', 'admin account that creates the show with --url (default: TICKETRUSH_ADMIN_USER)')
+      .option('--admin-password <password>', 'its password (default: TICKETRUSH_ADMIN_PASSWORD)');
+  }
+  return command;
+}
+
+type PlanName = 'rush' | 'hot-seat' | 'payment-jitter' | 'expiry-outage';
+
+async function runPlanned(name: PlanName, raw: RawDrillOptions & Record<string, unknown>): Promise<void> {
+  let options;
+  try {
+    options = resolveDrillOptions({ ...raw, pick: 'seats', ticketsInFlight: drillDefaults.ticketsInFlightPerBuyer });
+  } catch (error) {
+    if (error instanceof DrillOptionError) program.error(`error: ${error.message}`, { exitCode: 2 });
+    throw error;
+  }
+  const drills = await import('./drill/drills.js');
+  const n = (key: string): number => raw[key] as number;
+  const plan = name === 'rush'
+    ? drills.rushPlan({ admitPerMinute: n('admitPerMinute'), admissionSeconds: n('admissionSeconds'), bots: n('bots'), opensInSeconds: n('opensIn'), queueDeadlineSeconds: n('queueDeadline') })
+    : name === 'hot-seat'
+      ? drills.hotSeatPlan({ crowd: n('crowd'), hotSeats: n('hotSeats'), concurrency: n('concurrency'), conflictP99MaxMs: n('conflictP99Max'), answerMaxMs: n('answerMax') })
+      : name === 'payment-jitter'
+        ? drills.paymentJitterPlan({ providerDelayMs: n('providerDelay'), providerErrorRate: n('providerErrorRate'), duplicateRate: n('duplicateRate'), callbackDelayMsMax: n('callbackDelayMax'), declineRate: n('declineRate') })
+        : drills.expiryOutagePlan({ outageSeconds: n('outageSeconds'), lapsingHolds: n('lapsingHolds'), lapseSeconds: n('lapseSeconds'), releaseBoundSeconds: n('releaseBound') });
+  const { runDrill } = await import('./drill/runner.js');
+  process.exitCode = await runDrill(options, plan);
+}
+
+const share = (raw: string): number => {
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value > 1) throw new InvalidArgumentError('a number from 0 to 1');
+  return value;
+};
+
+commonDrillOptions(drill.command('rush')
+  .description('A rush through the waiting room: buyers join the queue before the sale opens, are admitted at the set rate, hold, order and pay with their '
+    + 'admission tokens, while bots hammer the holds without queueing; reports admissions per minute, fairness, refusals by code, then audits. '
+    + 'A server without a waiting room (404) gets a plain rush'), rushDefaults, true)
+  .option('--admit-per-minute <n>', 'the room\'s admission rate', wholeNumber(1, 60_000), rushDefaults.admitPerMinute)
+  .option('--admission-seconds <n>', 'how long an admission lasts', wholeNumber(30, 3_600), rushDefaults.admissionSeconds)
+  .option('--bots <n>', 'accounts that skip the queue and hammer the holds', wholeNumber(0, 1_000), rushDefaults.bots)
+  .option('--opens-in <seconds>', 'the sale opens this long after the show is created (everyone joins before)', wholeNumber(1, 60), rushDefaults.opensInSeconds)
+  .option('--queue-deadline <seconds>', 'the queue stage gives up after this long', wholeNumber(1, 600), rushDefaults.queueDeadlineSeconds)
+  .action((raw: RawDrillOptions & Record<string, unknown>) => runPlanned('rush', raw));
+
+commonDrillOptions(drill.command('hot-seat')
+  .description('Thousands of buyers on the same few seats (a winner gives its seat straight back): conflicts answered fast, no lock wait past the bound, p99 '
+    + 'reported; then the rest of the show sold out and audited'), hotSeatDefaults, true)
+  .option('--crowd <n>', 'hold attempts, one a simulated buyer, spread over the accounts', wholeNumber(1, 100_000), hotSeatDefaults.crowd)
+  .option('--hot-seats <n>', 'the seats everyone wants', wholeNumber(1, 100), hotSeatDefaults.hotSeats)
+  .option('--concurrency <n>', 'attempts in flight at once', wholeNumber(1, 2_000), hotSeatDefaults.concurrency)
+  .option('--conflict-p99-max <ms>', 'bound on the p99 of conflict answers', wholeNumber(1, 60_000), hotSeatDefaults.conflictP99MaxMs)
+  .option('--answer-max <ms>', 'bound on any answer (a lock wait past it fails the drill)', wholeNumber(1, 60_000), hotSeatDefaults.answerMaxMs)
+  .action((raw: RawDrillOptions & Record<string, unknown>) => runPlanned('hot-seat', raw));
+
+commonDrillOptions(drill.command('payment-jitter')
+  .description('Sell a show out through a provider that is slow, fails calls, duplicates and reorders callbacks, with card holders declining some payments '
+    + '(faults injected inside a server the drill starts itself); the audit proves every paid order ticketed once and every failed one released'), paymentJitterDefaults, false)
+  .option('--provider-delay <ms>', 'each provider call answers this late', wholeNumber(0, 10_000), paymentJitterDefaults.providerDelayMs)
+  .option('--provider-error-rate <share>', 'share of provider calls that fail', share, paymentJitterDefaults.providerErrorRate)
+  .option('--duplicate-rate <share>', 'share of callbacks sent twice', share, paymentJitterDefaults.duplicateRate)
+  .option('--callback-delay-max <ms>', 'callbacks arrive after a random delay up to this (out of order)', wholeNumber(0, 60_000), paymentJitterDefaults.callbackDelayMsMax)
+  .option('--decline-rate <share>', 'share of payments the card holder declines (those seats are sold again)', share, paymentJitterDefaults.declineRate)
+  .action((raw: RawDrillOptions & Record<string, unknown>) => runPlanned('payment-jitter', raw));
+
+commonDrillOptions(drill.command('expiry-outage')
+  .description('Stop the expiry job for a while (inside a server the drill starts itself) while holds lapse, try to buy from them, then check every lapsed '
+    + 'hold is released within the bound once the job is back; then sell out and audit'), expiryOutageDefaults, false)
+  .option('--outage-seconds <n>', 'the expiry job is stopped for the server\'s first N seconds', wholeNumber(5, 100), expiryOutageDefaults.outageSeconds)
+  .option('--lapsing-holds <n>', 'holds taken and abandoned in the outage', wholeNumber(1, 10_000), expiryOutageDefaults.lapsingHolds)
+  .option('--lapse-seconds <n>', 'their life', wholeNumber(1, 30), expiryOutageDefaults.lapseSeconds)
+  .option('--release-bound <seconds>', 'every lapsed hold released within this once the job is back', wholeNumber(1, 60), expiryOutageDefaults.releaseBoundSeconds)
+  .action((raw: RawDrillOptions & Record<string, unknown>) => runPlanned('expiry-outage', raw));
 
 program
   .command('audit')

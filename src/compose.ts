@@ -8,6 +8,7 @@ import { createEd25519TicketSigner } from './adapters/crypto/ed25519-ticket-sign
 import { scryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.js';
 import { createSandboxProvider, type SandboxProvider } from './adapters/payments/sandbox-provider.js';
 import { openSqliteSandboxLedger } from './adapters/payments/sqlite-sandbox-ledger.js';
+import { createStripeProvider } from './adapters/payments/stripe-provider.js';
 import { secretFingerprint } from './adapters/crypto/secret-fingerprint.js';
 import { timeLimitedProvider } from './adapters/payments/time-limited-provider.js';
 import { unconfiguredProvider } from './adapters/payments/unconfigured-provider.js';
@@ -31,12 +32,17 @@ import { defaultEmailPolicy, NotificationMailer } from './app/notification-email
 import { createNotificationSink } from './app/notification-sink.js';
 import { ensureAdmin, type AdminBootstrap } from './app/accounts.js';
 import { periodicSweeps, startBackgroundJobs, type BackgroundJobs } from './app/background-jobs.js';
+import { anyFault, expiryOutageWindow, faultyProvider, sweepsWithExpiryOutage, withExpiryOutage } from './app/faults.js';
 import { ensureDemoShow } from './app/catalog.js';
+import { discountReturnsSink } from './app/discounts.js';
 import type { AppContext } from './app/context.js';
 import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { WaitingRoomCache } from './app/waiting-room-cache.js';
+import { blockQueuePlaces } from './app/waiting-rooms.js';
+import { hmacAdmissionTokens } from './adapters/crypto/admission-tokens.js';
 import { startOutboxRelay, type OutboxRelayLoop } from './app/outbox-relay.js';
 import { startOpsFigures } from './app/ops-figures.js';
 import { openSqliteAuditReader } from './adapters/sqlite/audit-reader.js';
@@ -201,6 +207,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       onDeliveryError: (paymentId, error) => app.log.warn({ err: error, paymentId }, 'sandbox callback not acknowledged; will retry'),
     })
     : null;
+  const stripe = config.stripe === null ? null : createStripeProvider({
+    ...config.stripe,
+    // Stripe's hosted page sends the buyer back to their order's page.
+    returnUrl: (orderId, outcome) => `${config.publicUrl || baseUrl}/orders/${encodeURIComponent(orderId)}?checkout=${outcome}`,
+    toleranceSeconds: limits.signatureToleranceSeconds,
+  });
   const redisReady = config.redis === null ? null : redisReadiness(config.redis.url, 1_000);
   // Seed 003's gate in front of the claims, when Redis is configured. Lost while running, it is
   // skipped (short timeout, circuit breaker): claims go to the database, slower, not down.
@@ -226,7 +238,8 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
-    payments: timeLimitedProvider(sandbox ?? unconfiguredProvider, limits.providerCallMsMax),
+    // Fault injection (drills only; off by default): some calls fail as in an outage.
+    payments: timeLimitedProvider(faultyProvider(sandbox ?? stripe ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
     passwords: scryptPasswordHasher,
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -241,12 +254,20 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       waitlistClaimSeconds: config.waitlistClaimSeconds,
       currency: config.currency,
     },
+    rooms: new WaitingRoomCache(),
+    admission: hmacAdmissionTokens(config.secrets.admission),
     ...(gate === null ? {} : { gate }),
   };
   // Issue 24: the buying routes' limits (shared through the gate's Redis connection when
   // configured, so every process counts together) and the blocklist, cached per process.
   const buyingThrottle = createBuyingThrottle(config.rateLimits?.buying ?? null, redisGate === null ? { kind: 'memory' } : { kind: 'redis', redis: redisGate.redis, prefix: config.redis?.prefix ?? 'ticketrush:' });
-  const blocklistHooks: BlocklistHooks = { onBuyerBlocked: [], onHookError: (error) => telemetry.jobFailed('blocklist-hook', error) };
+  const blocklistHooks: BlocklistHooks = {
+    // A blocked buyer's places in every waiting room become BLOCKED (issue 24 item 4).
+    onBuyerBlocked: [async (userId) => {
+      await blockQueuePlaces(ctx, userId);
+    }],
+    onHookError: (error) => telemetry.jobFailed('blocklist-hook', error),
+  };
   const blocklist = new Blocklist(ctx, blocklistHooks);
   const gateSink = redisGate === null ? null : redisGateSink(redisGate, { layoutOf: async (showId) => (await ctx.seatMaps.get(showId))?.layout ?? null });
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
@@ -313,12 +334,14 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     paymentSecret: config.secrets.payment,
     webhooks: webhookSettings,
     sandbox,
+    stripe,
     metrics: { contentType: registry.contentType, render: () => registry.metrics(), token: config.metricsToken },
     bodyLimitBytes: config.bodyLimitBytes,
     importBytesMax: config.importBytesMax,
     requestTimeoutMs: config.requestTimeoutMs,
     liveConnectionsMax: config.liveConnectionsMax,
     seatMapStreamsMax: config.seatMapStreamsMax,
+    loadShedding: config.loadShedding,
     readiness: { store: describeStore(config.database), others: redisReady === null ? [] : [redisReady] },
     webRoot: options.webRoot === undefined ? builtWebRoot() : options.webRoot,
     ticketFont: config.ticketFont,
@@ -335,7 +358,11 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   });
   // Jobs run from here on (a hold placed by a start-up chore, or by a test that never listens, is
   // released on time); the periodic sweeps start with listen() or startJobs().
-  if (runsJobs) queue.start(jobHandlers(ctx, webhookDelivery, mailer));
+  // Drills: the expiry job stopped for a window after the start (TICKETRUSH_FAULT_EXPIRY_STOP_*).
+  const outage = expiryOutageWindow(config.faults, Date.now());
+  const expiryStopped = (): boolean => outage !== null && Date.now() >= outage.fromMs && Date.now() < outage.untilMs;
+  if (config.faults.providerDelayMs > 0) sandbox?.setCallDelayMs(config.faults.providerDelayMs);
+  if (runsJobs) queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery, mailer), expiryStopped));
   let jobs: BackgroundJobs | null = null;
   let webhookTimer: NodeJS.Timeout | null = null;
   let emailTimer: NodeJS.Timeout | null = null;
@@ -372,6 +399,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   };
   try {
     for (const warning of config.warnings) app.log.warn(warning);
+    // Drills read this line (server.log) for the outage's exact window.
+    if (anyFault(config.faults)) {
+      app.log.warn({ faults: config.faults, expiryStoppedFrom: outage === null ? null : new Date(outage.fromMs).toISOString(), expiryStoppedUntil: outage === null ? null : new Date(outage.untilMs).toISOString() }, 'fault injection on (drills only)');
+    }
     if (config.admin !== null) logAdminBootstrap(app, await ensureAdmin(ctx, config.admin.username, config.admin.password));
     if (config.demo) await ensureDemoShow(ctx);
     // The blocklist in memory before the first request; then re-read whenever another process changed it.
@@ -379,8 +410,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     stopBlocklist = blocklist.startRefreshing(config.blocklistRefreshMs, (error) => telemetry.jobFailed('blocklist-refresh', error));
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
     if (config.database.kind !== 'sqlite') {
-      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error) });
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error), onEvent: (event) => ctx.rooms.applyEvent(event) });
     }
+    // Which waiting rooms are on (after the feed started, so no change is missed in between).
+    await ctx.rooms.load(store);
     // Holds that fell due while the process was down are freed before the first request (by the
     // processes that run jobs; an API-only one leaves it to them).
     if (runsJobs) await sweepOverdueHolds(ctx, Number.MAX_SAFE_INTEGER);
@@ -392,7 +425,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
     opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
     void opsFigures.now();
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;
@@ -401,15 +434,16 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   let listening = false;
   const startJobs = (): void => {
     if (jobs !== null) return;
-    queue.start(jobHandlers(ctx, webhookDelivery, mailer));
-    jobs = startBackgroundJobs(ctx, periodicSweeps(ctx, {
+    queue.start(withExpiryOutage(jobHandlers(ctx, webhookDelivery, mailer), expiryStopped));
+    jobs = startBackgroundJobs(ctx, sweepsWithExpiryOutage(periodicSweeps(ctx, {
       expirySweepMs: config.expirySweepMs,
       ticketSweepMs: config.ticketSweepMs,
       reconcileMs: config.reconcileMs,
       reconcileAfterMs: config.reconcileAfterMs,
+      admitSweepMs: config.admitSweepMs,
       auditMs: config.auditMs,
       auditBoundMs: config.auditBoundSeconds * 1000,
-    }, auditReader), holder, (job, error) => telemetry.jobFailed(job, error));
+    }, auditReader), expiryStopped), holder, (job, error) => telemetry.jobFailed(job, error));
     // Due webhook deliveries (retries, and any whose job was lost); each pass leases, so processes share.
     webhookTimer = setInterval(() => webhookDelivery.wake(), config.webhooks.sweepMs);
     webhookTimer.unref();

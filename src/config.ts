@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { isIP } from 'node:net';
 import { isCurrencyCode, limits, waitlistLimits } from './domain/index.js';
+import { anyFault, noFaults, type Faults } from './app/faults.js';
 import { buyingLimitNames, type BuyingLimitName } from './ports/rate-limiter.js';
 
 /**
@@ -41,7 +42,9 @@ export interface Config {
   readonly importBytesMax: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
-  readonly paymentProvider: 'sandbox' | 'none';
+  readonly paymentProvider: 'sandbox' | 'none' | 'stripe';
+  /** TICKETRUSH_PAYMENT_PROVIDER=stripe: its API key, webhook signing secret and (stripe-mock, tests) API address. */
+  readonly stripe: StripeConfig | null;
   readonly sandboxDuplicateRate: number;
   readonly sandboxDelayMsMax: number;
   readonly expirySweepMs: number;
@@ -63,8 +66,14 @@ export interface Config {
   readonly outboxRetentionHours: number;
   /** How often each process reads other processes' changes from the outbox (PostgreSQL; TICKETRUSH_CHANGE_FEED_MS). */
   readonly changeFeedMs: number;
+  /** Period of the waiting rooms' admitter pass (ms). */
+  readonly admitSweepMs: number;
   /** Seat-map responses being sent at once; more are refused with 503 BUSY (their buffers are shared, so this bounds sockets, not copies). */
   readonly seatMapStreamsMax: number;
+  /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
+  readonly loadShedding: { readonly inflightMax: number; readonly moneyInflightMax: number };
+  /** Fault injection for the drills (TICKETRUSH_FAULT_*): off by default, refused in production mode. */
+  readonly faults: Faults;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
   /**
@@ -101,13 +110,14 @@ export interface Config {
   readonly warnings: readonly string[];
 }
 
-export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string }
+export interface Secrets { readonly jwt: string; readonly payment: string; readonly ticketSigningKeyPem: string; readonly admission: string }
 export type SecretName = keyof Secrets;
 /** The variable that gives each secret, for messages. */
 export const secretVariables: Readonly<Record<SecretName, string>> = {
   jwt: 'TICKETRUSH_JWT_SECRET',
   payment: 'TICKETRUSH_PAYMENT_SECRET',
   ticketSigningKeyPem: 'TICKETRUSH_TICKET_SIGNING_KEY',
+  admission: 'TICKETRUSH_ADMISSION_SECRET',
 };
 
 export type DatabaseConfig =
@@ -265,7 +275,8 @@ export function loadConfig(env: Env = process.env): Config {
     importBytesMax: int(env, 'TICKETRUSH_IMPORT_BYTES_MAX', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
-    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none'] as const),
+    paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none', 'stripe'] as const),
+    stripe: loadStripe(env),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),
     sandboxDelayMsMax: int(env, 'TICKETRUSH_SANDBOX_DELAY_MS_MAX', 200, 0, 60_000),
     expirySweepMs: int(env, 'TICKETRUSH_EXPIRY_SWEEP_MS', 500, 50, 60_000),
@@ -279,8 +290,11 @@ export function loadConfig(env: Env = process.env): Config {
     auditBoundSeconds: int(env, 'TICKETRUSH_AUDIT_BOUND_SECONDS', 60, 1, 86_400),
     readModelSeatsMax: int(env, 'TICKETRUSH_READ_MODEL_SEATS_MAX', 1_000_000, limits.seatsPerShowMax, 20_000_000),
     seatMapStreamsMax: int(env, 'TICKETRUSH_SEAT_MAP_STREAMS_MAX', 1000, 1, 100_000),
+    loadShedding: loadShedding(env),
+    faults: loadFaults(env),
     outboxRetentionHours: int(env, 'TICKETRUSH_OUTBOX_RETENTION_HOURS', 72, 1, 24 * 365),
     changeFeedMs: int(env, 'TICKETRUSH_CHANGE_FEED_MS', 50, 10, 10_000),
+    admitSweepMs: int(env, 'TICKETRUSH_ADMIT_SWEEP_MS', 1_000, 100, 10_000),
     webhooks: Object.freeze({
       timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
@@ -340,6 +354,25 @@ function loadDatabase(env: Env, dataDir: string): DatabaseConfig {
   });
 }
 
+export interface StripeConfig {
+  readonly secretKey: string;
+  readonly webhookSecret: string;
+  /** STRIPE_API_URL: another API address (stripe-mock, the tests' local server); null: Stripe's own. */
+  readonly apiUrl: string | null;
+}
+
+/** Stripe needs both its secrets; a half-configured Stripe stops the start rather than taking orders it cannot confirm. */
+function loadStripe(env: Env): StripeConfig | null {
+  if (env.TICKETRUSH_PAYMENT_PROVIDER !== 'stripe') return null;
+  const secretKey = env.STRIPE_SECRET_KEY ?? '';
+  const webhookSecret = env.STRIPE_WEBHOOK_SECRET ?? '';
+  if (secretKey === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_SECRET_KEY (sk_live_... or sk_test_...)');
+  if (webhookSecret === '') throw new ConfigError('TICKETRUSH_PAYMENT_PROVIDER=stripe needs STRIPE_WEBHOOK_SECRET (whsec_..., the webhook endpoint\'s signing secret)');
+  const apiUrl = env.STRIPE_API_URL || null;
+  if (apiUrl !== null && !/^https?:\/\/[^/]+\/?$/.test(apiUrl)) throw new ConfigError(`STRIPE_API_URL must be http(s)://host[:port] (got "${apiUrl}")`);
+  return Object.freeze({ secretKey, webhookSecret, apiUrl });
+}
+
 export interface RedisConfig {
   readonly url: string;
   /** Every key this deployment writes starts with it, so several deployments (or tests) share one Redis. */
@@ -355,6 +388,36 @@ function loadRedis(env: Env): RedisConfig | null {
   const prefix = env.TICKETRUSH_REDIS_PREFIX || 'ticketrush:';
   if (!redisPrefix.test(prefix)) throw new ConfigError(`TICKETRUSH_REDIS_PREFIX must be 1-64 characters of letters, digits and _ : . - (got "${prefix}")`);
   return Object.freeze({ url, prefix });
+}
+
+/**
+ * Requests, per process. Orders, payments and callbacks get the higher bound (never below the
+ * first): they turn holds already taken into money, so they are shed last.
+ */
+function loadShedding(env: Env): Config['loadShedding'] {
+  const inflightMax = int(env, 'TICKETRUSH_INFLIGHT_MAX', 256, 1, 100_000);
+  const moneyInflightMax = int(env, 'TICKETRUSH_INFLIGHT_MONEY_MAX', 2 * inflightMax, 1, 200_000);
+  if (moneyInflightMax < inflightMax) throw new ConfigError(`TICKETRUSH_INFLIGHT_MONEY_MAX (${moneyInflightMax}) must not be below TICKETRUSH_INFLIGHT_MAX (${inflightMax}): orders and payments are shed last`);
+  return Object.freeze({ inflightMax, moneyInflightMax });
+}
+
+/**
+ * The drills' fault switches. A server in production mode (NODE_ENV=production) refuses to start
+ * with any of them, so a forgotten switch never reaches a real sale.
+ */
+function loadFaults(env: Env): Faults {
+  const stopSeconds = int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_SECONDS', 0, 0, 3_600);
+  const faults: Faults = Object.freeze({
+    providerErrorRate: ratio(env, 'TICKETRUSH_FAULT_PROVIDER_ERROR_RATE', 0),
+    providerDelayMs: int(env, 'TICKETRUSH_FAULT_PROVIDER_DELAY_MS', 0, 0, 10_000),
+    expiryOutage: stopSeconds === 0 ? null : Object.freeze({
+      afterMs: int(env, 'TICKETRUSH_FAULT_EXPIRY_STOP_AFTER_SECONDS', 0, 0, 3_600) * 1000,
+      forMs: stopSeconds * 1000,
+    }),
+  });
+  if (!anyFault(faults)) return noFaults;
+  if (env.NODE_ENV === 'production') throw new ConfigError('TICKETRUSH_FAULT_* switches are for drills and refused in production mode (NODE_ENV=production)');
+  return faults;
 }
 
 const daySeconds = 86_400;
@@ -413,17 +476,20 @@ function loadSecrets(env: Env, dataDir: string, keepInDataDir: boolean): Secrets
     jwt: stored.jwt ?? randomBytes(32).toString('base64url'),
     payment: stored.payment ?? randomBytes(32).toString('base64url'),
     ticketSigningKeyPem: stored.ticketSigningKeyPem ?? generateKeyPairSync('ed25519').privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(),
+    admission: stored.admission ?? randomBytes(32).toString('base64url'),
   };
-  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined)) {
+  if (keepInDataDir && (stored.jwt === undefined || stored.payment === undefined || stored.ticketSigningKeyPem === undefined || stored.admission === undefined)) {
     writeFileSync(file, JSON.stringify(generated, null, 2), { mode: 0o600 });
   }
   const secrets = {
     jwt: env.TICKETRUSH_JWT_SECRET || generated.jwt,
     payment: env.TICKETRUSH_PAYMENT_SECRET || generated.payment,
     ticketSigningKeyPem: env.TICKETRUSH_TICKET_SIGNING_KEY || generated.ticketSigningKeyPem,
+    admission: env.TICKETRUSH_ADMISSION_SECRET || generated.admission,
   };
   if (secrets.jwt.length < 32) throw new ConfigError('TICKETRUSH_JWT_SECRET must be at least 32 characters');
   if (secrets.payment.length < 16) throw new ConfigError('TICKETRUSH_PAYMENT_SECRET must be at least 16 characters');
+  if (secrets.admission.length < 32) throw new ConfigError('TICKETRUSH_ADMISSION_SECRET must be at least 32 characters');
   return secrets;
 }
 

@@ -7,6 +7,7 @@ import { reconcilePendingPayments, refundPendingPayments } from './payments.js';
 import { sweepPendingRefunds } from './refunds.js';
 import { sweepShowCancellations } from './show-cancellation.js';
 import { sweepPaidOrders } from './tickets.js';
+import { admitOnce } from './waiting-rooms.js';
 
 export interface BackgroundIntervals {
   readonly expirySweepMs: number;
@@ -17,6 +18,8 @@ export interface BackgroundIntervals {
   /** The auditor's period and its bound (a PAID order or an overdue hold older than this is a violation). */
   readonly auditMs?: number;
   readonly auditBoundMs?: number;
+  /** The waiting rooms' admitter (issue 24). */
+  readonly admitSweepMs: number;
 }
 
 /** Shows the audit job reads per run (a show at a time); the next run goes on from there. */
@@ -47,6 +50,7 @@ export function periodicSweeps(ctx: AppContext, intervals: BackgroundIntervals, 
     { name: 'order-refunds', everyMs: intervals.reconcileMs, run: () => sweepPendingRefunds(ctx, intervals.reconcileAfterMs) },
     // Cancellations cut short (a crash, a provider away, orders paid late): resumed until every paid order is refunded.
     { name: 'show-cancellations', everyMs: intervals.reconcileMs, run: () => sweepShowCancellations(ctx) },
+    { name: 'waiting-room-admitter', everyMs: intervals.admitSweepMs, run: () => admitOnce(ctx) },
   ];
 }
 

@@ -8,7 +8,7 @@ import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
 import { current, settleFree, type FlashOrderView } from './flash-sales.js';
-import { awaitPayment, beginKey, openPayment, settleFailedStart } from './orders.js';
+import { awaitPayment, beginKey, openPayment, settleFailedStart, withCheckout } from './orders.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { iso, orderView } from './views.js';
 
@@ -210,9 +210,9 @@ export async function placeBargainOrder(ctx: AppContext, command: { userId: stri
       ({ order, expiresAt } = taken);
     }
     if (order.amountCents === 0) return { order: await settleFree(ctx, claim, order), replayed: false };
-    const paymentId = await openPayment(ctx, order);
-    const pending = await awaitPayment(ctx, claim, order, paymentId);
-    return { order: { ...orderView(pending), expiresAt: expiresAt === null ? null : iso(expiresAt) }, replayed: false };
+    const payment = await openPayment(ctx, order);
+    const pending = await awaitPayment(ctx, claim, order, payment);
+    return { order: { ...withCheckout(orderView(pending), payment), expiresAt: expiresAt === null ? null : iso(expiresAt) }, replayed: false };
   } catch (error) {
     await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
     throw error;

@@ -14,6 +14,8 @@ export interface ChangeFeedOptions {
   readonly intervalMs?: number;
   /** A read that failed (the store is away): reported, and the next tick tries again from the same position. */
   readonly onError?: (error: unknown) => void;
+  /** Other processes' rows, each handed here too (the waiting rooms' cache follows 'waiting-room.changed'). */
+  readonly onEvent?: (event: OutboxEvent) => void;
 }
 
 export interface ChangeFeed {
@@ -42,6 +44,7 @@ export async function startChangeFeed(store: Pick<Store, 'readOutbox' | 'outboxH
   const applyEvent = (event: OutboxEvent): void => {
     if (event.origin === origin) return;
     seatMaps.applyRemote(event.changes);
+    options.onEvent?.(event);
     if (event.type === 'show.changed' && event.showId !== null) void seatMaps.refreshShow(event.showId, (id) => store.getShow(id)).catch(options.onError ?? (() => undefined));
   };
 

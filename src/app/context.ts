@@ -3,10 +3,11 @@ import type { JobQueue } from '../ports/jobs.js';
 import type { Clock, IdSource } from '../ports/runtime.js';
 import type { PaymentProvider } from '../ports/payment-provider.js';
 import type { AccountThrottle } from '../ports/rate-limiter.js';
-import type { PasswordHasher, TicketSigner } from '../ports/security.js';
+import type { AdmissionTokens, PasswordHasher, TicketSigner } from '../ports/security.js';
 import type { BookingTelemetry } from '../ports/telemetry.js';
 import type { GateService } from './inventory-gate.js';
 import type { SeatMapCache } from './seat-map-cache.js';
+import type { WaitingRoomCache } from './waiting-room-cache.js';
 
 /** Policy the application needs from configuration (already validated and frozen). */
 export interface BookingPolicy {
@@ -35,6 +36,10 @@ export interface AppContext {
   readonly telemetry: BookingTelemetry;
   readonly seatMaps: SeatMapCache;
   readonly policy: BookingPolicy;
+  /** Which activities have their waiting room on (issue 24), kept in memory across processes. */
+  readonly rooms: WaitingRoomCache;
+  /** Signs and checks admission tokens (no storage). */
+  readonly admission: AdmissionTokens;
   /** The Redis gate in front of the store's claims (seed 003), when Redis is configured. */
   readonly gate?: GateService;
   /**

@@ -33,12 +33,24 @@ export const appErrorCodes = [
   'ITEM_NOT_FOUND',
   /** No bargain order with that id (or, for its order, not the caller's). */
   'BARGAIN_ORDER_NOT_FOUND',
+  /** An organizer's discount code that does not exist (admin routes; a buyer's unknown code is DISCOUNT_UNKNOWN). */
+  'DISCOUNT_NOT_FOUND',
+  /** A discount code with that name exists already. */
+  'DISCOUNT_CODE_TAKEN',
   /** A notification address that is not an email address. */
   'EMAIL_INVALID',
   /** The buyer (or the address) is on the blocklist: buying routes refuse, reads still work. */
   'BLOCKED',
   /** No blocklist entry with that id. */
   'BLOCK_NOT_FOUND',
+  /** The activity's waiting room is on and the request carries no X-Admission-Token. */
+  'ADMISSION_REQUIRED',
+  /** The admission token is forged, expired, too large, or another user's or another activity's. */
+  'ADMISSION_INVALID',
+  /** No queue place with that id (or not the caller's). */
+  'QUEUE_ENTRY_NOT_FOUND',
+  /** The activity has no waiting room on: there is no line to join. */
+  'WAITING_ROOM_OFF',
 ] as const;
 
 /**

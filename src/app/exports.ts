@@ -1,5 +1,5 @@
 import { stringify, type Options } from 'csv-stringify/sync';
-import type { KeysetPosition } from '../ports/engine/index.js';
+import type { KeysetPosition, OrderExportRow } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { iso } from './views.js';
@@ -61,13 +61,20 @@ async function showMustExist(ctx: ExportContext, showId: string): Promise<void> 
   if ((await ctx.store.getShow(showId)) === null) throw new AppError('SHOW_NOT_FOUND', `no show ${showId}`);
 }
 
+/** An order's columns: the buyer's contact (seed 002 §5) and discount come last, so older readers of the file keep their columns. */
+const orderColumns = ['orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt', 'contactName', 'contactPhone', 'contactEmail', 'discountCode', 'discountCents'];
+const orderCells = (o: OrderExportRow): unknown[] => [
+  o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt),
+  o.contactName ?? '', o.contactPhone ?? '', o.contactEmail ?? '', o.discountCode ?? '', o.discountCents,
+];
+
 export async function exportOrders(ctx: ExportContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
   await showMustExist(ctx, showId);
   return {
     filename: `show-${showId}-orders.csv`,
-    chunks: csvPages(['orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt'],
+    chunks: csvPages(orderColumns,
       (after) => ctx.store.ordersPage(showId, after, exportPageSize),
-      (o) => [o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt)],
+      orderCells,
       (o) => ({ at: o.createdAt, id: o.orderId }), onRows),
   };
 }
@@ -88,9 +95,9 @@ export async function exportFlashSaleOrders(ctx: ExportContext, flashSaleId: str
   if ((await ctx.store.getFlashSale(flashSaleId)) === null) throw new AppError('ACTIVITY_NOT_FOUND', `no flash sale ${flashSaleId}`);
   return {
     filename: `flash-sale-${flashSaleId}-orders.csv`,
-    chunks: csvPages(['orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt'],
+    chunks: csvPages(orderColumns,
       (after) => ctx.store.ordersPage(flashSaleId, after, exportPageSize),
-      (o) => [o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt)],
+      orderCells,
       (o) => ({ at: o.createdAt, id: o.orderId }), onRows),
   };
 }

@@ -7,7 +7,7 @@ import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
-import { awaitPayment, beginKey, openPayment, settleFailedStart } from './orders.js';
+import { awaitPayment, beginKey, openPayment, settleFailedStart, withCheckout } from './orders.js';
 import { applyPaymentReport } from './payments.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 import { iso, orderView, type OrderView } from './views.js';
@@ -136,9 +136,9 @@ export async function placeFlashOrder(ctx: AppContext, command: FlashOrderComman
       ({ order, expiresAt } = await take(ctx, command));
     }
     if (order.amountCents === 0) return { order: await settleFree(ctx, claim, order), replayed: false };
-    const paymentId = await openPayment(ctx, order);
-    const pending = await awaitPayment(ctx, claim, order, paymentId);
-    return { order: { ...orderView(pending), expiresAt: expiresAt === null ? null : iso(expiresAt) }, replayed: false };
+    const payment = await openPayment(ctx, order);
+    const pending = await awaitPayment(ctx, claim, order, payment);
+    return { order: { ...withCheckout(orderView(pending), payment), expiresAt: expiresAt === null ? null : iso(expiresAt) }, replayed: false };
   } catch (error) {
     await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
     throw error;

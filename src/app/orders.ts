@@ -1,5 +1,9 @@
 import { createHash } from 'node:crypto';
-import { buyerCancellation, checkHoldOwner, isOverdue, limits, moveOrder, openOrder, requireActiveHold, type Order } from '../domain/index.js';
+import {
+  applyDiscount, buyerCancellation, checkHoldOwner, isOverdue, limits, moveOrder, normalizeDiscountCode, openOrder, requireActiveHold,
+  type Hold, type Order, type OrderContact, type OrderDiscount,
+} from '../domain/index.js';
+import { applyPaymentReport } from './payments.js';
 import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { cancelExpiry } from './enqueue.js';
@@ -12,6 +16,10 @@ export interface CreateOrderCommand {
   readonly userId: string;
   readonly holdId: string;
   readonly idempotencyKey: string;
+  /** A discount code the buyer typed (issue 25 item 6); the server prices the order with it. */
+  readonly discountCode?: string;
+  /** The buyer's contact for the organizer (seed 002 §5). */
+  readonly contact?: OrderContact;
 }
 
 export interface CreateOrderResult {
@@ -40,7 +48,7 @@ const busy = (what: string): AppError =>
  */
 export async function createOrder(ctx: AppContext, command: CreateOrderCommand): Promise<CreateOrderResult> {
   const scope = `order:${command.userId}`;
-  const requestHash = orderRequestHash(command.holdId);
+  const requestHash = orderRequestHash(command.holdId, command);
   const begun = await beginKey(ctx, scope, command.idempotencyKey, requestHash);
   if (begun.kind === 'replay') return { order: begun.order, replayed: true };
   const { claim } = begun;
@@ -52,17 +60,48 @@ export async function createOrder(ctx: AppContext, command: CreateOrderCommand):
       return { order: opened.order, replayed: false };
     }
     order = opened.order;
-    const paymentId = await openPayment(ctx, order);
-    return { order: orderView(await awaitPayment(ctx, claim, order, paymentId)), replayed: false };
+    // Nothing to pay (a discount took the whole price): paid at once, with no provider call.
+    if (order.amountCents === 0) return { order: await settleFreeOrder(ctx, claim, order), replayed: false };
+    const payment = await openPayment(ctx, order);
+    return { order: withCheckout(orderView(await awaitPayment(ctx, claim, order, payment)), payment), replayed: false };
   } catch (error) {
     await settleFailedStart(ctx, claim, order, error).catch(() => undefined);
     throw error;
   }
 }
 
-/** What "the same request" means for a key: the same hold. */
-export function orderRequestHash(holdId: string): string {
-  return createHash('sha256').update(JSON.stringify({ holdId })).digest('hex');
+/** What "the same request" means for a key: the same hold (and the same code and contact, when given). */
+export function orderRequestHash(holdId: string, extras: { discountCode?: string; contact?: OrderContact } = {}): string {
+  const body = {
+    holdId,
+    ...(extras.discountCode === undefined ? {} : { discountCode: normalizeDiscountCode(extras.discountCode) }),
+    ...(extras.contact === undefined ? {} : { contact: extras.contact }),
+  };
+  return createHash('sha256').update(JSON.stringify(body)).digest('hex');
+}
+
+/** No money to take: the order goes through the same settlement as a paid one, its payment a free one. */
+async function settleFreeOrder(ctx: AppContext, claim: KeyClaim, order: Order): Promise<OrderView> {
+  const paymentId = `free_${order.orderId}`;
+  await awaitPayment(ctx, claim, order, paymentId);
+  await applyPaymentReport(ctx, { paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: 0 });
+  return orderView(found(await ctx.store.getOrder(order.orderId), 'ORDER_NOT_FOUND', 'no such order'));
+}
+
+/** The discount's verdict for an order of this hold: refusals thrown with their own codes. */
+async function discountFor(ctx: AppContext, raw: string | undefined, hold: Hold, now: number): Promise<OrderDiscount | undefined> {
+  if (raw === undefined) return undefined;
+  const discount = await ctx.store.getDiscount(normalizeDiscountCode(raw));
+  return unwrap(applyDiscount(discount, { showId: hold.showId, priceCents: hold.totalPriceCents, now }));
+}
+
+/** The store could not take the code's use: say precisely why, from the code as it is now. */
+async function discountRefusal(ctx: AppContext, code: 'DISCOUNT_USED_UP' | 'DISCOUNT_PER_USER_LIMIT' | 'DISCOUNT_UNAVAILABLE', order: Order): Promise<never> {
+  if (code === 'DISCOUNT_USED_UP') throw new AppError('DISCOUNT_USED_UP', 'this discount code has been used up');
+  if (code === 'DISCOUNT_PER_USER_LIMIT') throw new AppError('DISCOUNT_PER_USER_LIMIT', 'you have used this discount code as often as it allows');
+  const discount = await ctx.store.getDiscount(order.discount?.code ?? '');
+  unwrap(applyDiscount(discount, { showId: order.showId, priceCents: order.amountCents, now: ctx.clock.now() }));
+  throw new AppError('DISCOUNT_UNKNOWN', 'no such discount code');
 }
 
 /** `T`: the stored answer's shape (an order's view; a hold's id for holds). */
@@ -135,10 +174,18 @@ async function openOrResume(ctx: AppContext, command: CreateOrderCommand): Promi
     if (!owner.ok) refuse(appFailure(owner.error));
     const live = await liveOrderOf(ctx, hold.holdId, now);
     if (live === 'stale') continue;
-    const order = unwrap(openOrder({ hold, userId: command.userId, orderId: ctx.ids.newId('order'), idempotencyKey: command.idempotencyKey, existingOrder: live, now }));
+    const discount = await discountFor(ctx, command.discountCode, hold, now);
+    const order = unwrap(openOrder({
+      hold, userId: command.userId, orderId: ctx.ids.newId('order'), idempotencyKey: command.idempotencyKey, existingOrder: live, now,
+      ...(command.contact === undefined ? {} : { contact: command.contact }),
+      ...(discount === undefined ? {} : { discount }),
+    }));
     const outcome = await ctx.store.openOrder(order);
     if (outcome.ok) return { kind: 'new', order: outcome.order };
     if ('stale' in outcome) continue; // the hold changed: decide again on what it is now
+    if (outcome.code === 'DISCOUNT_USED_UP' || outcome.code === 'DISCOUNT_PER_USER_LIMIT' || outcome.code === 'DISCOUNT_UNAVAILABLE') {
+      return discountRefusal(ctx, outcome.code, order);
+    }
     if (outcome.code === 'HOLD_ALREADY_ORDERED') {
       throw new AppError('HOLD_ALREADY_ORDERED', 'an order already exists for this hold', { orderId: outcome.orderId });
     }
@@ -177,14 +224,14 @@ async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promis
  * the key over, gets the same payment back, never a second one. Only the provider's own failure is
  * PAYMENT_PROVIDER_UNAVAILABLE ("nothing was charged").
  */
-export async function openPayment(ctx: AppContext, order: Order): Promise<string> {
+export async function openPayment(ctx: AppContext, order: Order): Promise<OpenedPayment> {
   // The show's own currency (chosen at its creation); the configured one for shows from before.
   const currency = (await ctx.seatMaps.show(order.showId))?.currency ?? ctx.policy.currency;
   try {
-    const { paymentId } = await ctx.payments.createPayment({
+    const created = await ctx.payments.createPayment({
       orderId: order.orderId, amountCents: order.amountCents, currency, idempotencyKey: order.orderId,
     });
-    return paymentId;
+    return { paymentId: created.paymentId, checkoutUrl: created.redirectUrl ?? null };
   } catch (error) {
     throw new AppError('PAYMENT_PROVIDER_UNAVAILABLE', 'the payment provider could not open a payment; try again', {
       cause: error instanceof Error ? error.message : String(error),
@@ -192,15 +239,29 @@ export async function openPayment(ctx: AppContext, order: Order): Promise<string
   }
 }
 
-export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, paymentId: string): Promise<Order> {
+/** The provider's payment for an order, and the hosted page the buyer pays on (Stripe Checkout), if any. */
+export interface OpenedPayment {
+  readonly paymentId: string;
+  readonly checkoutUrl: string | null;
+}
+
+/** The order's answer, with the hosted payment page to send the buyer to when the provider has one. */
+export function withCheckout<T extends OrderView>(view: T, payment: OpenedPayment): T {
+  return payment.checkoutUrl === null ? view : { ...view, checkoutUrl: payment.checkoutUrl };
+}
+
+export async function awaitPayment(ctx: AppContext, claim: KeyClaim, order: Order, opened: OpenedPayment | string): Promise<Order> {
+  const payment = typeof opened === 'string' ? { paymentId: opened, checkoutUrl: null } : opened;
+  const paymentId = payment.paymentId;
   const now = ctx.clock.now();
   const pending = unwrap(moveOrder(order, 'AWAIT_PAYMENT', now, { paymentId }));
   const outcome = await ctx.store.awaitPayment({
     orderId: order.orderId,
-    payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now },
+    payment: { paymentId, orderId: order.orderId, amountCents: order.amountCents, status: 'PENDING', updatedAt: now, ...(payment.checkoutUrl === null ? {} : { checkoutUrl: payment.checkoutUrl }) },
     now,
     key: claim,
-    responseBody: JSON.stringify(orderView(pending)),
+    // A replay for the key answers the same hosted page, so a retried checkout lands on it too.
+    responseBody: JSON.stringify(withCheckout(orderView(pending), payment)),
   });
   if (outcome.ok) return outcome.order;
   if ('code' in outcome) {

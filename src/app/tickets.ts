@@ -72,7 +72,10 @@ export async function getOrderWithTickets(ctx: AppContext, viewerUserId: string,
   const mayView = order !== null && (order.userId === viewerUserId || (await ctx.store.getUser(viewerUserId))?.role === 'ADMIN');
   const tickets = mayView ? await ctx.store.ticketsByOrder(orderId) : [];
   const visible = found(mayView ? order : null, 'ORDER_NOT_FOUND', 'no such order');
-  return { ...orderView(visible), tickets: tickets.map((t) => view(ctx, t)) };
+  // Unpaid with a hosted payment page (Stripe Checkout): the page the buyer pays on, again if they came back without paying.
+  const payment = visible.status === 'PENDING_PAY' && visible.paymentId !== null ? await ctx.store.getPayment(visible.paymentId) : null;
+  const checkout = payment?.checkoutUrl === undefined ? {} : { checkoutUrl: payment.checkoutUrl };
+  return { ...orderView(visible), ...checkout, tickets: tickets.map((t) => view(ctx, t)) };
 }
 
 export async function listMyOrders(ctx: AppContext, userId: string, page: Page): Promise<OrderView[]> {

@@ -74,6 +74,12 @@ export interface OrderView {
   refundedCents: number;
   createdAt: string;
   updatedAt: string;
+  /** Only in the answer that opened the payment: the provider's hosted page to pay on (Stripe Checkout). */
+  checkoutUrl?: string;
+  /** The buyer's contact, when given at checkout. */
+  contact?: { name: string; phone: string; email: string };
+  /** The discount code that priced the order and what it took off, when one did. */
+  discount?: { code: string; discountCents: number };
 }
 
 export const orderView = (o: Order): OrderView => ({
@@ -90,6 +96,8 @@ export const orderView = (o: Order): OrderView => ({
   refundedCents: o.refundedCents ?? 0,
   createdAt: iso(o.createdAt),
   updatedAt: iso(o.updatedAt),
+  ...(o.contact === undefined ? {} : { contact: { ...o.contact } }),
+  ...(o.discount === undefined ? {} : { discount: { ...o.discount } }),
 });
 
 export interface TicketView {

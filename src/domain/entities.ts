@@ -1,3 +1,4 @@
+import type { OrderContact, OrderDiscount } from './discount.js';
 import type { ReservationLine } from './reservation.js';
 import type { HoldStatus, OrderStatus, PaymentStatus, TicketStatus } from './states.js';
 
@@ -49,6 +50,10 @@ export interface Order {
   readonly updatedAt: number;
   /** What refunds gave back so far (issue 25); absent while nothing was refunded. */
   readonly refundedCents?: number;
+  /** The buyer's contact given at checkout (seed 002 §5); absent on orders from before, or without one. */
+  readonly contact?: OrderContact;
+  /** The discount code that priced the order; amountCents is already net of it. */
+  readonly discount?: OrderDiscount;
 }
 
 export interface Payment {
@@ -62,6 +67,8 @@ export interface Payment {
    * a refund returns this, the money that really arrived.
    */
   readonly receivedCents?: number;
+  /** The provider's hosted page to pay on (Stripe Checkout); absent for the sandbox. */
+  readonly checkoutUrl?: string;
 }
 
 export interface Ticket {

@@ -52,6 +52,20 @@ export const domainErrorCodes = [
   'BARGAIN_NOT_READY',
   /** The bargain order has been ordered: its price is settled, no more cuts. */
   'BARGAIN_CLOSED',
+  /** A discount code's terms break the rules (discount.ts). */
+  'INVALID_DISCOUNT',
+  /** No such discount code (or it was disabled). */
+  'DISCOUNT_UNKNOWN',
+  /** The discount code is outside its validity window. */
+  'DISCOUNT_EXPIRED',
+  /** Every use of the discount code is taken. */
+  'DISCOUNT_USED_UP',
+  /** The buyer has used the discount code as often as it allows one buyer. */
+  'DISCOUNT_PER_USER_LIMIT',
+  /** The discount code is for other shows. */
+  'DISCOUNT_NOT_FOR_SHOW',
+  /** An order's contact (name, phone, email) is not valid. */
+  'INVALID_CONTACT',
   /** A blocklist entry without a reason, or expiring in the past. */
   'INVALID_BLOCK',
   /** A waitlist join with a bad quantity or section (waitlist.ts). */
@@ -74,6 +88,8 @@ export const domainErrorCodes = [
   'EXCHANGE_PRICE_DIFFERS',
   /** The order has no tickets yet, or none that can be exchanged (moved here from the app's codes: the exchange decides it). */
   'ORDER_NOT_TICKETED',
+  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
+  'INVALID_WAITING_ROOM',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

@@ -1,3 +1,4 @@
+import type { OrderContact, OrderDiscount } from './discount.js';
 import type { Hold, Order } from './entities.js';
 import { requireActiveHold } from './hold-rules.js';
 import { fail, ok, type Result } from './result.js';
@@ -11,6 +12,10 @@ export interface OpenOrderInput {
   /** The hold's live order, if it has one already. */
   readonly existingOrder: Order | null;
   readonly now: number;
+  /** The buyer's contact (checked with checkContact). */
+  readonly contact?: OrderContact;
+  /** The discount code's verdict (applyDiscount): taken off the hold's price. */
+  readonly discount?: OrderDiscount;
 }
 
 /** Only the buyer who holds the seats may order them; checked before anything of the hold changes. */
@@ -35,11 +40,14 @@ export function openOrder(input: OpenOrderInput): Result<Order> {
     holdId: hold.holdId,
     idempotencyKey: input.idempotencyKey,
     lines: hold.lines,
-    amountCents: hold.totalPriceCents,
+    // discountCents is at most the price (discount.ts: the price floor), so this is never below zero.
+    amountCents: hold.totalPriceCents - (input.discount?.discountCents ?? 0),
     status: 'INIT',
     paymentId: null,
     createdAt: now,
     updatedAt: now,
+    ...(input.contact === undefined ? {} : { contact: input.contact }),
+    ...(input.discount === undefined ? {} : { discount: input.discount }),
   });
 }
 

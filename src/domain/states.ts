@@ -98,3 +98,19 @@ export const waitlistMachine = defineMachine<WaitlistStatus, WaitlistEvent>('wai
   LAPSED: {},
   LEFT: {},
 });
+
+// A place in an activity's waiting room (issue 24). WAITING until the admitter lets it in (or the
+// buyer leaves, is blocked, or nothing is left to sell); ADMITTED for the admission window, then
+// EXPIRED. A buyer who left or whose window passed may join again (REJOIN: the back of the line).
+export const queueEntryStates = ['WAITING', 'ADMITTED', 'EXPIRED', 'LEFT', 'BLOCKED', 'SOLD_OUT'] as const;
+export type QueueEntryState = (typeof queueEntryStates)[number];
+export const queueEntryEvents = ['ADMIT', 'EXPIRE', 'LEAVE', 'BLOCK', 'SELL_OUT', 'REJOIN'] as const;
+export type QueueEntryEvent = (typeof queueEntryEvents)[number];
+export const queueEntryMachine = defineMachine<QueueEntryState, QueueEntryEvent>('queue-entry', queueEntryStates, queueEntryEvents, {
+  WAITING: { ADMIT: 'ADMITTED', LEAVE: 'LEFT', BLOCK: 'BLOCKED', SELL_OUT: 'SOLD_OUT' },
+  ADMITTED: { EXPIRE: 'EXPIRED', LEAVE: 'LEFT', BLOCK: 'BLOCKED' },
+  EXPIRED: { REJOIN: 'WAITING' },
+  LEFT: { REJOIN: 'WAITING' },
+  BLOCKED: {},
+  SOLD_OUT: {},
+});

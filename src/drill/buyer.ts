@@ -21,6 +21,8 @@ export interface FlowContext {
   readonly stopped: () => boolean;
   /** Called when an order is seen TICKETED, with the time it was seen. */
   readonly onTicketed: (at: number) => void;
+  /** The card holder's answer to each payment (payment-jitter fails some); SUCCEEDED when absent. */
+  readonly payOutcome?: () => 'SUCCEEDED' | 'FAILED';
 }
 
 /** Attempts at one claim before it is left unsold (a refusal that keeps coming is not transient). */
@@ -32,6 +34,10 @@ const TRANSIENT = Symbol('transient');
 /** A simulated buyer: an account, a token, and the orders it is waiting to see ticketed. */
 export class Buyer {
   private token = '';
+  /** Sent with every hold and order (the waiting room's X-Admission-Token once admitted). */
+  admission: Readonly<Record<string, string>> = {};
+  /** Payments this buyer's card holder failed on purpose (payment-jitter). */
+  failedPayments = 0;
   constructor(readonly username: string, private readonly password: string) {}
 
   async signUp(ctx: Pick<FlowContext, 'http' | 'stats'>): Promise<void> {
@@ -67,6 +73,7 @@ export class Buyer {
     const { stats } = ctx;
     const hold = await this.once(ctx, 'hold', 201, () => ctx.http.call('POST', `/api/v1/shows/${ctx.showId}/holds`, {
       token: this.token,
+      headers: this.admission,
       body: claim.seatIds === null
         ? { quantity: claim.quantity, adjacent: false, holdSeconds: ctx.holdSeconds }
         : { seatIds: claim.seatIds, holdSeconds: ctx.holdSeconds },
@@ -81,7 +88,7 @@ export class Buyer {
     let order: Reply | null = null;
     for (let attempt = 1; attempt <= orderAttemptsMax; attempt++) {
       const outcome = await this.step(ctx, 'order', 201, () => ctx.http.call('POST', '/api/v1/orders', {
-        token: this.token, body: { holdId }, headers: { 'x-idempotency-key': key },
+        token: this.token, body: { holdId }, headers: { ...this.admission, 'x-idempotency-key': key },
       }), attempt < orderAttemptsMax);
       if (outcome !== TRANSIENT) {
         order = outcome;
@@ -92,8 +99,17 @@ export class Buyer {
     const orderId = field(order, 'orderId', 'string');
     stats.orders++;
 
-    const paid = await this.once(ctx, 'pay', 202, () => ctx.http.call('POST', `/api/v1/orders/${orderId}/sandbox-pay`, { token: this.token, body: {} }));
+    const outcome = ctx.payOutcome?.() ?? 'SUCCEEDED';
+    const paid = await this.once(ctx, 'pay', 202, () => ctx.http.call('POST', `/api/v1/orders/${orderId}/sandbox-pay`, { token: this.token, body: outcome === 'SUCCEEDED' ? {} : { outcome } }));
     if (paid === null) return this.releaseAndRetry(ctx, claim, holdId);
+    if (outcome === 'FAILED') {
+      // The card was declined: the buyer gives the seats back (cancelling the unpaid order) and
+      // they are sold again, while the FAILED callback may still be on its way.
+      this.failedPayments++;
+      // Declined on purpose: not one of the claim's attempts (it must sell in the end).
+      claim.attempts--;
+      return this.releaseAndRetry(ctx, claim, holdId);
+    }
     stats.payments++;
     stats.seatsPaid += claim.quantity;
     tickets.add(orderId, claim.quantity, performance.now());

@@ -90,3 +90,9 @@ function normaliseUrl(raw: string): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new DrillOptionError(`--url must be an http(s) URL (got "${raw}")`);
   return parsed.href.replace(/\/$/, '');
 }
+
+/** Defaults of the other drills (src/drill/drills.ts); each finishes in under two minutes on 2 cores. */
+export const hotSeatDefaults = Object.freeze({ crowd: 2_000, hotSeats: 4, concurrency: 64, conflictP99MaxMs: 250, answerMaxMs: 2_000, seats: 500, buyers: 32 });
+export const paymentJitterDefaults = Object.freeze({ providerDelayMs: 100, providerErrorRate: 0.1, duplicateRate: 1, callbackDelayMsMax: 1_500, declineRate: 0.15, seats: 2_000, buyers: 32 });
+export const expiryOutageDefaults = Object.freeze({ outageSeconds: 25, lapsingHolds: 50, lapseSeconds: 2, releaseBoundSeconds: 5, seats: 1_000, buyers: 32 });
+export const rushDefaults = Object.freeze({ admitPerMinute: 1_200, admissionSeconds: 600, bots: 8, opensInSeconds: 5, queueDeadlineSeconds: 90, seats: 2_000, buyers: 100 });

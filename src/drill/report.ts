@@ -1,9 +1,21 @@
-import type { AuditResult } from './audit.js';
+import type { AuditCheck, AuditResult } from './audit.js';
 import type { DrillOptions } from './options.js';
-import { round, steps, type DrillStats, type Refusal, type Step, type StepSummary, type TimelinePoint } from './stats.js';
+import { round, steps, type DrillStats, type Histogram, type Refusal, type Step, type StepSummary, type TimelinePoint } from './stats.js';
+
+export type DrillName = 'sellout' | 'rush' | 'hot-seat' | 'payment-jitter' | 'expiry-outage';
+
+/** What a drill measured in its own phase (before the sell-out that every drill ends with). */
+export interface DrillPhase {
+  /** One line that says what the phase did. */
+  readonly summary: string;
+  /** Named figures, each with its unit in the name (e.g. admissionsPerMinute, conflictP99Ms). */
+  readonly figures: Readonly<Record<string, number | string | null>>;
+  /** The drill's own invariants, checked beside the audit (a bound exceeded fails the drill). */
+  readonly checks: readonly AuditCheck[];
+}
 
 export interface DrillReport {
-  readonly drill: 'sellout';
+  readonly drill: DrillName;
   readonly startedAt: string;
   readonly finishedAt: string;
   readonly options: Omit<DrillOptions, 'admin'>;
@@ -27,6 +39,11 @@ export interface DrillReport {
   readonly refusals: readonly Refusal[];
   readonly audit: AuditResult;
   readonly timeline: readonly TimelinePoint[];
+  readonly histogram: Histogram;
+  /** The drill's own phase, for every drill but the plain sell-out. */
+  readonly phase: DrillPhase | null;
+  /** The audit and the drill's own checks both passed. */
+  readonly passed: boolean;
 }
 
 export interface RunFacts {
@@ -41,6 +58,8 @@ export interface RunFacts {
   readonly secondsToLastTicket: number;
   readonly stats: DrillStats;
   readonly audit: AuditResult;
+  readonly drill?: DrillName;
+  readonly phase?: DrillPhase | null;
 }
 
 export function buildReport(facts: RunFacts): DrillReport {
@@ -50,7 +69,7 @@ export function buildReport(facts: RunFacts): DrillReport {
   const rate = (n: number): number => (seconds > 0 ? round(n / seconds, 1) : 0);
   const { admin: _admin, ...shown } = options;
   return {
-    drill: 'sellout',
+    drill: facts.drill ?? 'sellout',
     startedAt: facts.startedAt.toISOString(),
     finishedAt: new Date().toISOString(),
     options: shown,
@@ -72,6 +91,9 @@ export function buildReport(facts: RunFacts): DrillReport {
     refusals: stats.refusalList(),
     audit: facts.audit,
     timeline: stats.timeline,
+    histogram: stats.histogram(),
+    phase: facts.phase ?? null,
+    passed: facts.audit.passed && (facts.phase?.checks ?? []).every((c) => c.passed),
   };
 }
 
@@ -80,6 +102,13 @@ export function reportText(report: DrillReport): string {
   const r = report.result;
   const lines = [
     '',
+    ...(report.phase === null ? [] : [
+      `TicketRush ${report.drill} drill: ${report.phase.summary}`,
+      ...Object.entries(report.phase.figures).map(([k, v]) => `  ${k}: ${v === null ? 'n/a' : String(v)}`),
+      ...report.phase.checks.map((c) => `  ${c.passed ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`),
+      '',
+      'then the rest of the show sold out by the same buyers:',
+    ]),
     `TicketRush sell-out drill: ${report.show.seats} seats, ${report.options.buyers} buyers, ${report.options.seatsPerHold} seats a hold (${report.options.pick === 'seats' ? 'named seats' : 'best available'})`,
     `server ${report.server.url}${report.server.embedded ? ' (embedded, started by the drill)' : ''}`,
     `setup: show created in ${report.setup.createShowSeconds} s, buyers signed up in ${report.setup.signUpSeconds} s, seat map read in ${report.setup.seatMapReadSeconds} s`,
@@ -95,7 +124,7 @@ export function reportText(report: DrillReport): string {
     '',
     report.refusals.length === 0 ? 'refusals: none' : `refusals: ${report.refusals.map((x) => `${x.step} ${x.code} ×${x.count}`).join(', ')}`,
     '',
-    `audit: ${report.audit.passed ? 'PASSED' : 'FAILED'}`,
+    `audit: ${report.audit.passed ? 'PASSED' : 'FAILED'}${report.phase === null ? '' : `; drill checks: ${report.phase.checks.every((c) => c.passed) ? 'PASSED' : 'FAILED'}`}`,
     ...report.audit.checks.map((c) => `  ${c.passed ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`),
     '',
   ];

@@ -23,7 +23,7 @@ const readyTimeoutMs = 60_000;
  * Rate limits are off (every buyer registers from 127.0.0.1) and logs are at `warn`, so the
  * per-request log line does not cost the rush; its output goes to `logFile`.
  */
-export async function startEmbeddedServer(logFile: string, holdSecondsMax: number): Promise<EmbeddedServer> {
+export async function startEmbeddedServer(logFile: string, holdSecondsMax: number, extraEnv: Readonly<Record<string, string>> = {}): Promise<EmbeddedServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'ticketrush-drill-'));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -45,6 +45,8 @@ export async function startEmbeddedServer(logFile: string, holdSecondsMax: numbe
     TICKETRUSH_ADMIN_PASSWORD: admin.password,
     TICKETRUSH_HOLD_SECONDS_MAX: String(Math.max(holdSecondsMax, 900)),
     TICKETRUSH_HOLD_LIFE_SECONDS_MAX: String(Math.max(holdSecondsMax, 1200)),
+    // A drill's fault switches (payment-jitter, expiry-outage), set at start.
+    ...extraEnv,
   };
   const child = spawn(process.execPath, [...process.execArgv, entry, 'start'], {
     env,

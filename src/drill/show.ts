@@ -28,7 +28,7 @@ export function layoutFor(seats: number): SectionLayout[] {
 }
 
 /** Creates the drill's show through the admin API, on sale now, with no per-buyer limit below its size. */
-export async function createDrillShow(http: DrillHttp, adminToken: string, seats: number, runId: string): Promise<string> {
+export async function createDrillShow(http: DrillHttp, adminToken: string, seats: number, runId: string, opensInSeconds = 0): Promise<string> {
   const now = Date.now();
   const reply = await http.call('POST', '/api/v1/admin/shows', {
     token: adminToken,
@@ -37,7 +37,7 @@ export async function createDrillShow(http: DrillHttp, adminToken: string, seats
       venue: 'Drill Arena',
       city: 'Localhost',
       startsAt: new Date(now + 7 * 86_400_000).toISOString(),
-      saleStartsAt: new Date(now - 60_000).toISOString(),
+      saleStartsAt: new Date(opensInSeconds > 0 ? now + opensInSeconds * 1000 : now - 60_000).toISOString(),
       saleEndsAt: new Date(now + 86_400_000).toISOString(),
       seatMap: { sections: layoutFor(seats) },
       // Each simulated buyer stands for many real ones, so it may buy any share of the show.
@@ -69,4 +69,19 @@ export async function logIn(http: DrillHttp, username: string, password: string)
   const reply = await http.call('POST', '/api/v1/auth/login', { body: { username, password } });
   if (reply.status !== 200) throw new Error(`logging in as ${username} failed: ${reply.status} ${codeOf(reply)}`);
   return field(reply, 'token', 'string');
+}
+
+/** Refuses, with a message that says so, a --url that does not answer like TicketRush. */
+export async function assertTicketRush(http: DrillHttp, url: string): Promise<void> {
+  let health: Awaited<ReturnType<DrillHttp['call']>>;
+  let shows: Awaited<ReturnType<DrillHttp['call']>>;
+  try {
+    health = await http.call('GET', '/healthz');
+    shows = await http.call('GET', '/api/v1/shows?limit=1');
+  } catch (error) {
+    throw new Error(`${url} does not answer (${error instanceof Error ? error.message : String(error)})`);
+  }
+  const ok = health.status === 200 && (health.body as { status?: unknown } | null)?.status === 'ok'
+    && shows.status === 200 && Array.isArray((shows.body as { shows?: unknown } | null)?.shows);
+  if (!ok) throw new Error(`${url} is not a TicketRush server (GET /healthz answered ${health.status}, GET /api/v1/shows ${shows.status} without a show list)`);
 }

@@ -1,5 +1,5 @@
 /** The steps a seat goes through; `ticket` is from the payment's acceptance to the order seen TICKETED. */
-export const steps = ['register', 'login', 'hold', 'order', 'pay', 'ticket'] as const;
+export const steps = ['register', 'login', 'queue', 'admit', 'hold', 'order', 'pay', 'ticket'] as const;
 export type Step = (typeof steps)[number];
 
 export interface StepSummary {
@@ -21,6 +21,21 @@ export interface TimelinePoint {
   readonly held: number;
   readonly paid: number;
   readonly ticketed: number;
+  /** Refusals so far, all codes (the report plots their rate). */
+  readonly refused?: number;
+  /** Refusals since the previous point, by code (only codes that occurred). */
+  readonly refusedByCode?: Readonly<Record<string, number>>;
+  /** Answers that succeeded so far, any step (goodput is their rate). */
+  readonly succeeded?: number;
+}
+
+/** Upper bounds (ms) of the latency histogram's buckets; the last bucket is everything above. */
+export const histogramBoundsMs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000] as const;
+
+export interface Histogram {
+  readonly boundsMs: readonly number[];
+  /** Per step, counts per bucket (one more than the bounds: the overflow). */
+  readonly counts: Readonly<Partial<Record<Step, readonly number[]>>>;
 }
 
 /** Latencies per step, refusals by code, and seat counts over time; all in memory (a sell-out is ~10^4 flows). */
@@ -28,6 +43,8 @@ export class DrillStats {
   private readonly samples = new Map<Step, number[]>(steps.map((s) => [s, []]));
   private readonly refusals = new Map<string, { step: Refusal['step']; code: string; count: number }>();
   readonly timeline: TimelinePoint[] = [];
+  private refusedSinceMark = new Map<string, number>();
+  private succeeded = 0;
   seatsHeld = 0;
   seatsPaid = 0;
   seatsTicketed = 0;
@@ -38,9 +55,11 @@ export class DrillStats {
 
   record(step: Step, ms: number): void {
     this.samples.get(step)?.push(ms);
+    this.succeeded++;
   }
 
   refuse(step: Refusal['step'], code: string): void {
+    this.refusedSinceMark.set(code, (this.refusedSinceMark.get(code) ?? 0) + 1);
     const key = `${step} ${code}`;
     const seen = this.refusals.get(key);
     if (seen === undefined) this.refusals.set(key, { step, code, count: 1 });
@@ -58,7 +77,26 @@ export class DrillStats {
   }
 
   mark(t: number): void {
-    this.timeline.push({ t: round(t, 3), held: this.seatsHeld, paid: this.seatsPaid, ticketed: this.seatsTicketed });
+    const refusedByCode = Object.fromEntries(this.refusedSinceMark);
+    this.refusedSinceMark = new Map();
+    this.timeline.push({ t: round(t, 3), held: this.seatsHeld, paid: this.seatsPaid, ticketed: this.seatsTicketed, refused: this.refusalCount(), refusedByCode, succeeded: this.succeeded });
+  }
+
+  /** Latencies of the answers that succeeded, bucketed, per step that has any. */
+  histogram(): Histogram {
+    const counts: Partial<Record<Step, number[]>> = {};
+    for (const step of steps) {
+      const values = this.samples.get(step) ?? [];
+      if (values.length === 0 || step === 'register' || step === 'login') continue;
+      const row = new Array<number>(histogramBoundsMs.length + 1).fill(0);
+      for (const v of values) {
+        let i = histogramBoundsMs.findIndex((b) => v <= b);
+        if (i < 0) i = histogramBoundsMs.length;
+        row[i] = (row[i] ?? 0) + 1;
+      }
+      counts[step] = row;
+    }
+    return { boundsMs: [...histogramBoundsMs], counts };
   }
 
   summary(): Record<Step, StepSummary> {

@@ -11,6 +11,7 @@ import { respondToClientError } from './client-errors.js';
 import { defaultRequestTimeoutMs, type HttpDeps } from './deps.js';
 import { errorStatus, type ErrorCode } from './error-registry.js';
 import { HttpError } from './http-error.js';
+import { defaultLoadShedding, installLoadShedding } from './load-shedding.js';
 import { swaggerOptions } from './openapi.js';
 import { ErrorBody } from './schemas.js';
 import { accountRoutes } from './routes/accounts.js';
@@ -21,6 +22,8 @@ import { exchangeRoutes } from './routes/exchanges.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
+import { stripeWebhookRoutes } from './routes/stripe-webhook.js';
+import { discountRoutes } from './routes/discounts.js';
 import { ticketRoutes } from './routes/tickets.js';
 import { ticketPrintRoutes } from './routes/ticket-print.js';
 import { liveRoutes } from './routes/live.js';
@@ -32,6 +35,7 @@ import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { blocklistRoutes } from './routes/blocklist.js';
+import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
 
 export type HttpApp = FastifyInstance;
@@ -102,6 +106,9 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   const allowedMethods = new AllowedMethods();
   app.addHook('onRoute', (route) => allowedMethods.add(route.url, route.method));
 
+  // Before any route is registered: the bound learns each route's class as it is added.
+  installLoadShedding(app, deps.loadShedding ?? defaultLoadShedding);
+
   app.addSchema(ErrorBody);
   let webServed = false;
   // JSON only: anything else is a clear 415 rather than a string that fails validation.
@@ -141,6 +148,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(catalogRoutes(deps), { prefix: '/api/v1' });
   await app.register(bookingRoutes(deps), { prefix: '/api/v1' });
   await app.register(paymentRoutes(deps), { prefix: '/api/v1' });
+  await app.register(stripeWebhookRoutes(deps), { prefix: '/api/v1' });
+  await app.register(discountRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketRoutes(deps), { prefix: '/api/v1' });
   await app.register(ticketPrintRoutes(deps), { prefix: '/api/v1' });
   await app.register(liveRoutes(deps), { prefix: '/api/v1' });
@@ -155,6 +164,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(blocklistRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
   await app.register(exchangeRoutes(deps), { prefix: '/api/v1' });
+  await app.register(waitingRoomRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;
 }

@@ -2,8 +2,9 @@ import type { ReadinessCheck } from '../app/readiness.js';
 import type { FastifyServerOptions } from 'fastify';
 import type { AppContext } from '../app/context.js';
 import type { WebhookSettings } from '../app/webhooks.js';
-import type { PaymentSimulator } from '../ports/payment-provider.js';
+import type { PaymentSimulator, PaymentWebhook } from '../ports/payment-provider.js';
 import type { TokenService } from './auth.js';
+import type { LoadSheddingLimits } from './load-shedding.js';
 import type { BuyerGuards } from './buyer-gate.js';
 
 /** What the HTTP edge is given by the composition root. */
@@ -15,6 +16,8 @@ export interface HttpDeps {
   readonly webhooks: WebhookSettings;
   /** Present only when the sandbox provider is on. */
   readonly sandbox: PaymentSimulator | null;
+  /** Present only when Stripe is the provider: checks its signed webhook events. */
+  readonly stripe?: PaymentWebhook | null;
   /** `token`: when set, /metrics answers only `Authorization: Bearer <token>` (TICKETRUSH_METRICS_TOKEN). */
   readonly metrics: { readonly contentType: string; render(): Promise<string>; readonly token?: string | null };
   readonly bodyLimitBytes: number;
@@ -37,6 +40,8 @@ export interface HttpDeps {
    * Redis when configured). `store` names the store in /readyz's answer (describeStore).
    */
   readonly readiness?: { readonly store: string; readonly others: readonly ReadinessCheck[] };
+  /** Bound on buying requests in flight, by priority class (default: defaultLoadShedding). */
+  readonly loadShedding?: LoadSheddingLimits;
   /** The built web front end, served at `/`; null or absent serves the API only. */
   readonly webRoot?: string | null;
   /** The buying routes' rate limits and blocklist check (buyer-gate.ts), and the blocklist the admin routes edit; absent: none. */

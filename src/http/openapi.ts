@@ -20,6 +20,7 @@ const tags = [
   { name: 'operations', description: 'Health, readiness and metrics' },
   { name: 'code pools', description: 'Campaigns that hand out pre-loaded codes, one per buyer (券码)' },
   { name: 'exports', description: 'Sale results as CSV for analysis (ADMIN only)' },
+  { name: 'waiting room', description: 'A virtual waiting room per activity: places in line, admission at a set rate, signed admission tokens (issue 24)' },
 ] as const;
 
 interface OperationDoc {
@@ -63,6 +64,10 @@ const operations: Readonly<Record<string, OperationDoc>> = {
   'GET /api/v1/orders/:orderId': { operationId: 'getOrder', description: 'An order with its tickets; only its owner (or an admin) sees it, anyone else gets 404.' },
   'GET /api/v1/me/orders': { operationId: 'listMyOrders', description: 'The caller\'s orders, newest first, paged with `limit` and `offset`.' },
   'POST /api/v1/payments/callback': { operationId: 'receivePaymentCallback', description: 'Called by the payment provider, signed with HMAC-SHA256 over the raw body. Idempotent by (paymentId, orderId).' },
+  'POST /api/v1/payments/stripe/webhook': { operationId: 'receiveStripeWebhook', description: 'Stripe provider only: Stripe\'s checkout.session.* events, verified with the SDK\'s constructEvent on the raw body against STRIPE_WEBHOOK_SECRET. Idempotent by (paymentId, orderId).' },
+  'POST /api/v1/admin/discounts': { operationId: 'createDiscount', description: 'Creates a discount code. Buyers give it as `discountCode` when creating an order; the server prices the order, never below zero, and counts the use in the order\'s own transaction.' },
+  'GET /api/v1/admin/discounts': { operationId: 'listDiscounts', description: 'The discount codes, newest first, paged with `limit` and `offset`.' },
+  'POST /api/v1/admin/discounts/:code/disable': { operationId: 'disableDiscount', description: 'Disables a discount code for new orders; disabling it again answers it as it is.' },
   'POST /api/v1/orders/:orderId/sandbox-pay': { operationId: 'sandboxPay', description: 'Sandbox provider only: plays the card holder for the caller\'s order; the sandbox then calls back, signed, like a real provider.' },
   'GET /api/v1/tickets/public-key': { operationId: 'getTicketPublicKey', description: 'The Ed25519 public key and QR format, so scanners verify ticket codes offline.' },
   'GET /api/v1/me/tickets': { operationId: 'listMyTickets', description: 'The caller\'s tickets, newest first, paged with `limit` and `offset`.' },

@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { limits, policyHoursMax, type CheckInOutcome, type SettlementOutcome } from '../domain/index.js';
+import { contactLimits, discountLimits, limits, policyHoursMax, type CheckInOutcome, type SettlementOutcome } from '../domain/index.js';
 import { errorResponse } from './openapi.js';
 
 /** Request and response schemas: they validate input, shape output, and generate docs/openapi. */
@@ -207,7 +207,17 @@ export const ExtendHoldBody = Type.Optional(
   ),
 );
 
-export const OrderBody = Type.Object({ holdId: id('hold id') }, { additionalProperties: false });
+export const ContactSchema = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: contactLimits.nameLengthMax, description: 'Who to contact about the order' }),
+  phone: Type.String({ minLength: 5, maxLength: contactLimits.phoneLengthMax, description: 'Digits, spaces, ( ) - and an optional leading +' }),
+  email: Type.String({ minLength: 3, maxLength: contactLimits.emailLengthMax }),
+}, { additionalProperties: false });
+
+export const OrderBody = Type.Object({
+  holdId: id('hold id'),
+  discountCode: Type.Optional(Type.String({ minLength: 1, maxLength: discountLimits.codeLengthMax, description: 'A discount code; the server prices the order with it (409 DISCOUNT_* when it does not apply)' })),
+  contact: Type.Optional(ContactSchema),
+}, { additionalProperties: false });
 
 export const idempotencyKeyPattern = '^[A-Za-z0-9._:-]+$';
 export const OrderHeaders = Type.Object({
@@ -263,6 +273,9 @@ export const RefundResponse = Type.Object({
   requestedBy: Type.Union([Type.Literal('BUYER'), Type.Literal('ORGANIZER')]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  checkoutUrl: Type.Optional(Type.String({ description: 'Present when the payment provider has a hosted page (Stripe Checkout): send the buyer there to pay' })),
+  contact: Type.Optional(ContactSchema),
+  discount: Type.Optional(Type.Object({ code: Type.String(), discountCents: Type.Integer({ description: 'Taken off the price; amountCents is net of it' }) })),
 });
 
 export const TicketResponse = Type.Object({

@@ -72,8 +72,8 @@ describe.skipIf(testStore !== 'postgres')('three processes started at the same m
       const settings = await queryInSchema<{ name: string }>(testDatabaseUrl, schema, 'SELECT name FROM settings ORDER BY name');
       expect(settings.rows.map((r) => r.name)).toEqual([
         'demo-show-id',
-        'secret-fingerprint.jwt', 'secret-fingerprint.payment', 'secret-fingerprint.ticketSigningKeyPem',
-        'secret.jwt', 'secret.payment', 'secret.ticketSigningKeyPem',
+        'secret-fingerprint.admission', 'secret-fingerprint.jwt', 'secret-fingerprint.payment', 'secret-fingerprint.ticketSigningKeyPem',
+        'secret.admission', 'secret.jwt', 'secret.payment', 'secret.ticketSigningKeyPem',
       ]);
 
       // A fourth process given a JWT secret of its own would sign tokens the others reject.

@@ -32,6 +32,8 @@ let webhookId: string;
 let flashSaleId: string;
 let bargainId: string;
 let bargainOrderId: string;
+let queueShowId: string;
+let queueId: string;
 
 describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken', () => {
   beforeAll(async () => {
@@ -82,6 +84,10 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
       saleStartsAt: new Date(Date.now() - 6e4).toISOString(), saleEndsAt: new Date(Date.now() + 8e8).toISOString(),
     })).body.bargainId;
     bargainOrderId = (await buyer.request('POST', `/api/v1/bargains/${bargainId}/start`)).body.bargainOrderId;
+    // A show with its waiting room on (paused) and the buyer's place in line (issue 24).
+    queueShowId = await createShow(admin);
+    expect((await admin.request('PUT', `/api/v1/admin/activities/${queueShowId}/waiting-room`, { enabled: true, admitPerMinute: 0, admissionSeconds: 600 })).status).toBe(200);
+    queueId = (await buyer.request('POST', `/api/v1/activities/${queueShowId}/queue`)).body.queueId;
   }, 60_000);
   afterAll(async () => t?.close());
 
@@ -109,6 +115,11 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
       method: 'POST', path: '/api/v1/payments/callback', url: () => '/api/v1/payments/callback', body: callbackBody, as: 'none', expect: 'busy',
       headers: () => ({ 'x-ticketrush-signature': signWebhook(t.node.config.secrets.payment, callbackBody(), Math.floor(Date.now() / 1000)) }),
     },
+    { method: 'POST', path: '/api/v1/admin/discounts', url: () => '/api/v1/admin/discounts', body: () => ({ code: 'BUSY-10', percentOff: 10, validFrom: new Date(Date.now() - 6e4).toISOString(), validUntil: new Date(Date.now() + 8e8).toISOString(), maxUses: 5, perUserMax: 1 }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/discounts', url: () => '/api/v1/admin/discounts', expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/admin/discounts/{code}/disable', url: () => '/api/v1/admin/discounts/BUSY-10/disable', expect: 'busy', as: 'admin' },
+    // This node's provider is the sandbox: Stripe's endpoint refuses (404 STRIPE_DISABLED) before any database work.
+    { method: 'POST', path: '/api/v1/payments/stripe/webhook', url: () => '/api/v1/payments/stripe/webhook', body: callbackBody, as: 'none', expect: 'memory', headers: () => ({ 'stripe-signature': 't=1,v1=00' }) },
     { method: 'POST', path: '/api/v1/orders/{orderId}/sandbox-pay', url: () => `/api/v1/orders/${orderId}/sandbox-pay`, body: () => ({ outcome: 'SUCCEEDED' }), expect: 'busy' },
     { method: 'GET', path: '/api/v1/tickets/public-key', url: () => '/api/v1/tickets/public-key', expect: 'memory' },
     { method: 'GET', path: '/api/v1/me/tickets', url: () => '/api/v1/me/tickets', expect: 'busy' },
@@ -168,6 +179,12 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'POST', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', body: () => ({ ip: '192.0.2.1', reason: 'busy' }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/blocklist', url: () => '/api/v1/admin/blocklist', expect: 'busy', as: 'admin' },
     { method: 'DELETE', path: '/api/v1/admin/blocklist/{blockId}', url: () => '/api/v1/admin/blocklist/blk_busy', expect: 'busy', as: 'admin' },
+    { method: 'PUT', path: '/api/v1/admin/activities/{activityId}/waiting-room', url: () => `/api/v1/admin/activities/${queueShowId}/waiting-room`, body: () => ({ enabled: true, admitPerMinute: 0, admissionSeconds: 600 }), expect: 'busy', as: 'admin' },
+    { method: 'GET', path: '/api/v1/admin/activities/{activityId}/waiting-room', url: () => `/api/v1/admin/activities/${queueShowId}/waiting-room`, expect: 'busy', as: 'admin' },
+    { method: 'POST', path: '/api/v1/activities/{activityId}/queue', url: () => `/api/v1/activities/${queueShowId}/queue`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
+    { method: 'DELETE', path: '/api/v1/activities/{activityId}/queue/{queueId}', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}`, expect: 'busy' },
+    { method: 'GET', path: '/api/v1/activities/{activityId}/queue/{queueId}/events', url: () => `/api/v1/activities/${queueShowId}/queue/${queueId}/events`, expect: 'unready' },
   ];
 
   it('names every route of the API', async () => {

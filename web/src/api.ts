@@ -153,6 +153,16 @@ export interface Order {
   /** What refunds gave back so far (older servers send none). */
   readonly refundedCents?: number;
   readonly tickets?: readonly Ticket[];
+  /** Only in the answer that opened the payment, when the provider has a hosted page (Stripe Checkout): the buyer pays there. */
+  readonly checkoutUrl?: string;
+  readonly contact?: OrderContact;
+  readonly discount?: { readonly code: string; readonly discountCents: number };
+}
+
+export interface OrderContact {
+  readonly name: string;
+  readonly phone: string;
+  readonly email: string;
 }
 
 /** One refund of (part of) an order (issue 25). */

@@ -17,6 +17,7 @@ const showPage = () => import('./pages/ShowPage').then((m) => m.ShowPage);
 const orderPage = () => import('./pages/OrderPage').then((m) => m.OrderPage);
 const myTickets = () => import('./pages/MyTickets').then((m) => m.MyTickets);
 const organizer = () => import('./pages/Organizer').then((m) => m.Organizer);
+const discounts = () => import('./pages/Discounts').then((m) => m.Discounts);
 const createShow = () => import('./pages/CreateShow').then((m) => m.CreateShow);
 const liveSale = () => import('./pages/LiveSale').then((m) => m.LiveSale);
 const users = () => import('./pages/Users').then((m) => m.Users);
@@ -36,6 +37,7 @@ const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.Mana
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 const notifications = () => import('./pages/Notifications').then((m) => m.Notifications);
 const auditLog = () => import('./pages/AuditLog').then((m) => m.AuditLog);
+const queuePage = () => import('./pages/QueuePage').then((m) => m.QueuePage);
 
 function Page() {
   const p = path.value;
@@ -47,6 +49,7 @@ function Page() {
   if ((params = match('/flash-sales/:flashSaleId', p))) return <Lazy key={params.flashSaleId} load={flashSalePage} props={{ flashSaleId: params.flashSaleId ?? '' }} />;
   if ((params = match('/bargains/:bargainId', p))) return <Lazy key={params.bargainId} load={bargainPage} props={{ bargainId: params.bargainId ?? '' }} />;
   if ((params = match('/bargain-orders/:bargainOrderId', p))) return <Lazy key={params.bargainOrderId} load={bargainOrderPage} props={{ bargainOrderId: params.bargainOrderId ?? '' }} />;
+  if ((params = match('/queue/:activityId', p))) return <Lazy key={`queue:${params.activityId}`} load={queuePage} props={{ activityId: params.activityId ?? '' }} />;
   if (p === '/tickets') return <Lazy load={myTickets} props={{}} />;
   if (p === '/codes') return <Lazy load={myCodes} props={{}} />;
   if (p === '/waitlist') return <Lazy load={myWaitlist} props={{}} />;
@@ -62,6 +65,7 @@ function Page() {
   if (p === '/admin/flash-sales/new') return <Lazy load={createFlashSale} props={{}} />;
   if (p === '/admin/bargains/new') return <Lazy load={createBargain} props={{}} />;
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
+  if (p === '/admin/discounts') return <Lazy load={discounts} props={{}} />;
   if (p === '/admin/audit-log') return <Lazy load={auditLog} props={{}} />;
   if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
   if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;

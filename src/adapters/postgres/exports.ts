@@ -10,7 +10,7 @@ export function pgExports(db: PgDb): ExportStore {
   return {
     async ordersPage(showId, after, limit) {
       const { rows } = await db.query<OrderRow>(
-        `SELECT o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at
+        `SELECT o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at, o.contact_name, o.contact_phone, o.contact_email, o.discount_code, o.discount_cents
          FROM orders o JOIN users u ON u.user_id = o.user_id WHERE o.show_id = $1
            AND ($2::bigint IS NULL OR (o.created_at, o.order_id COLLATE "C") > ($2::bigint, $3::text COLLATE "C"))
          ORDER BY o.created_at, o.order_id COLLATE "C" LIMIT $4`, [showId, after?.at ?? null, after?.id ?? null, limit]);

@@ -1,10 +1,13 @@
 import type pg from 'pg';
 import type { Order, OrderStatus } from '../../domain/index.js';
-import type { KeysetPosition, OrderStore } from '../../ports/engine/index.js';
+import type { KeysetPosition, OpenOrderOutcome, OrderStore } from '../../ports/engine/index.js';
 import { orderCreated, orderMoved } from '../shared/outbox-drafts.js';
 import { unexpected, type PgDb } from './db.js';
 import { appendOutbox } from './outbox.js';
 import { toOrder, type OrderRow } from './rows.js';
+import { orderExtrasParams } from '../shared/discount-rows.js';
+import { takeDiscountUse } from './discounts.js';
+import { Rollback } from './transaction.js';
 
 /** Keyset page of rows in `status` by (updated_at, id): the background passes' access path. */
 export async function byStatusPage<R>(c: pg.ClientBase, table: 'orders' | 'payments', status: string, updatedBefore: number, after: KeysetPosition | null, limit: number): Promise<R[]> {
@@ -32,23 +35,32 @@ export function pgOrders(db: PgDb, origin: string): OrderStore {
     // indexes decide the rest: one live order per hold, one order per (user, key); their refusals
     // become typed outcomes.
     async openOrder(order) {
-      const result = await db.statement('openOrder', async (c) => {
+      // With a discount: one short transaction that takes the code's use (discounts.ts) and then
+      // opens the order by the same statement; a refusal of either rolls both back.
+      const run = order.discount === undefined ? db.statement.bind(db) : db.tx.bind(db);
+      const result = await run('openOrder', async (c): Promise<OpenOrderOutcome> => {
+        const refused = await takeDiscountUse(c, order);
+        if (refused !== null) throw new Rollback<OpenOrderOutcome>({ ok: false, code: refused });
         const inserted = await c.query({
           name: 'open-order',
           // The order and its outbox row in one statement: the row only where the order went in.
           text: `WITH h AS (SELECT 1 FROM holds WHERE hold_id = $4 AND status = 'ACTIVE' AND expires_at > $10::bigint AND user_id = $2 FOR SHARE),
            o AS (
-             INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
-             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11 FROM h
+             INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at,
+               contact_name, contact_phone, contact_email, discount_code, discount_cents)
+             SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10::bigint, $11, $14, $15, $16, $17, $18 FROM h
              RETURNING order_id),
            ob AS (
              INSERT INTO outbox (type, show_id, created_at, origin, data, changes)
              SELECT 'order.created', $3, $10::bigint, $12::text, $13::jsonb, NULL FROM o)
            SELECT count(*)::int AS n FROM o`,
           values: [order.orderId, order.userId, order.showId, order.holdId, order.idempotencyKey, JSON.stringify(order.lines), order.amountCents, order.status, order.paymentId, order.createdAt, order.updatedAt,
-            origin, JSON.stringify(orderCreated(order).data)],
+            origin, JSON.stringify(orderCreated(order).data), ...Object.values(orderExtrasParams(order))],
         });
-        return (inserted.rows[0] as { n: number }).n === 1 ? ({ ok: true, order } as const) : ({ ok: false, stale: 'hold' } as const);
+        if ((inserted.rows[0] as { n: number }).n === 1) return { ok: true, order };
+        // A use taken for an order that could not be opened goes back with the rollback.
+        if (order.discount !== undefined) throw new Rollback<OpenOrderOutcome>({ ok: false, stale: 'hold' });
+        return { ok: false, stale: 'hold' };
       });
       if (result.ok) return result.value;
       if (result.kind === 'unique' && result.constraint === 'orders_one_per_user_key') {
@@ -97,11 +109,11 @@ export function pgOrders(db: PgDb, origin: string): OrderStore {
            WHERE order_id = $1 AND EXISTS (SELECT 1 FROM o) AND EXISTS (SELECT 1 FROM k)
            RETURNING *),
          pay AS (
-           INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents)
-           SELECT $2, $1, $8, $9, $3, $10 WHERE EXISTS (SELECT 1 FROM u))
+           INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents, checkout_url)
+           SELECT $2, $1, $8, $9, $3, $10, $11 WHERE EXISTS (SELECT 1 FROM u))
          SELECT EXISTS (SELECT 1 FROM kc) AS key_ok, EXISTS (SELECT 1 FROM o) AS order_ok, u.order_id IS NOT NULL AS moved, u.*
          FROM (SELECT 1) AS one LEFT JOIN u ON true`,
-        values: [input.orderId, p.paymentId, input.now, input.key.scope, input.key.key, input.key.createdAt, input.responseBody, p.amountCents, p.status, p.receivedCents ?? null],
+        values: [input.orderId, p.paymentId, input.now, input.key.scope, input.key.key, input.key.createdAt, input.responseBody, p.amountCents, p.status, p.receivedCents ?? null, p.checkoutUrl ?? null],
       }));
       if (!result.ok) return unexpected('awaitPayment', result);
       const row = result.value.rows[0] as OrderRow & { key_ok: boolean; order_ok: boolean; moved: boolean };

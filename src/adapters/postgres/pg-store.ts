@@ -3,6 +3,7 @@ import type pg from 'pg';
 import type { Store } from '../../ports/engine/index.js';
 import { pgAudit } from './audit.js';
 import { pgCodePools } from './code-pools.js';
+import { pgDiscounts } from './discounts.js';
 import { pgExports } from './exports.js';
 import { createPgLanes, type PgLanes } from './db.js';
 import { pgFlashSales } from './flash-sales.js';
@@ -16,6 +17,7 @@ import { createPgPool, type PgPoolOptions } from './pool.js';
 import { pgMigrations } from './schema.js';
 import { pgSettings } from './settings.js';
 import { pgBlocklist } from './blocklist.js';
+import { pgWaitingRooms } from './waiting-rooms.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
 import { pgExchanges } from './exchanges.js';
@@ -86,6 +88,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgAudit(lanes.checkout),
     // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
     ...pgCodePools(lanes.rush),
+    ...pgDiscounts(lanes.checkout),
     ...pgExports(lanes.checkout),
     ...pgWebhooks(lanes.checkout),
     ...pgNotifications(lanes.checkout),
@@ -100,6 +103,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgRefunds(lanes.checkout, origin),
     ...pgExchanges(lanes.checkout, origin),
     ...pgShowCancellations(lanes.checkout, origin),
+    ...pgWaitingRooms(lanes, origin),
     pools,
     lanes,
     async ping() {

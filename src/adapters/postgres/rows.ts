@@ -1,3 +1,4 @@
+import { orderExtras } from '../shared/discount-rows.js';
 import type pg from 'pg';
 import type { Hold, HoldStatus, Order, OrderKind, OrderStatus, ReservationLine, SeatStatus } from '../../domain/index.js';
 export type { IdempotencyRow, PaymentRow, ShowRow, TicketRow, UserRow } from '../shared/records.js';
@@ -17,6 +18,7 @@ export interface OrderRow {
   order_id: string; user_id: string; show_id: string; hold_id: string; idempotency_key: string; lines: ReservationLine[];
   amount_cents: number; status: OrderStatus; payment_id: string | null; created_at: number; updated_at: number;
   kind?: OrderKind; activity_id?: string | null; refunded_cents?: number;
+  contact_name?: string | null; contact_phone?: string | null; contact_email?: string | null; discount_code?: string | null; discount_cents?: number | null;
 }
 
 /**
@@ -55,6 +57,7 @@ export const toOrder = (r: OrderRow): Order => ({
   ...(r.kind === undefined || r.kind === 'SHOW' ? {} : { kind: r.kind }),
   ...(r.activity_id === undefined || r.activity_id === null ? {} : { activityId: r.activity_id }),
   ...(r.refunded_cents === undefined || Number(r.refunded_cents) === 0 ? {} : { refundedCents: Number(r.refunded_cents) }),
+  ...orderExtras(r),
 });
 
 /** Holds with their lines, two queries whatever the number of holds. */

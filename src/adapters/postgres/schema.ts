@@ -503,6 +503,51 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Issue 25 items 6 and 8: discount codes (uses counted in the order's transaction) and each
+    // order's contact and discount.
+    version: 17,
+    name: 'discount codes; order contact',
+    sql: `
+    ALTER TABLE orders ADD COLUMN contact_name text;
+    ALTER TABLE orders ADD COLUMN contact_phone text;
+    ALTER TABLE orders ADD COLUMN contact_email text;
+    ALTER TABLE orders ADD COLUMN discount_code text;
+    ALTER TABLE orders ADD COLUMN discount_cents integer NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+    -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+    ALTER TABLE payments ADD COLUMN checkout_url text;
+    CREATE TABLE discount_codes (
+      code text PRIMARY KEY,
+      percent_off integer CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),
+      amount_off_cents integer CHECK (amount_off_cents IS NULL OR amount_off_cents >= 1),
+      show_ids text[],
+      valid_from bigint NOT NULL,
+      valid_until bigint NOT NULL CHECK (valid_until > valid_from),
+      max_uses integer NOT NULL CHECK (max_uses >= 1),
+      per_user_max integer NOT NULL CHECK (per_user_max >= 1),
+      uses integer NOT NULL DEFAULT 0 CHECK (uses >= 0),
+      status text NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+      created_at bigint NOT NULL,
+      CHECK ((percent_off IS NULL) <> (amount_off_cents IS NULL))
+    );
+    CREATE INDEX discount_codes_by_created ON discount_codes (created_at DESC, code COLLATE "C");
+    -- Each buyer's uses of a code held now: the per-user cap is a conditional upsert on this row.
+    CREATE TABLE discount_user_uses (
+      code text NOT NULL REFERENCES discount_codes(code),
+      user_id text NOT NULL,
+      uses integer NOT NULL CHECK (uses >= 0),
+      PRIMARY KEY (code, user_id)
+    );
+    -- One use per order, given back at most once (returned_at).
+    CREATE TABLE discount_redemptions (
+      order_id text PRIMARY KEY,
+      code text NOT NULL REFERENCES discount_codes(code),
+      user_id text NOT NULL,
+      created_at bigint NOT NULL,
+      returned_at bigint
+    );
+    `,
+  },
+  {
     // Buyer notifications (issue 25 item 7), the buyer's language and address, and the audit
     // trail of organizer and admin changes (issue 26 item 5).
     version: 20,
@@ -656,6 +701,43 @@ export const pgMigrations: readonly PgMigration[] = [
       CHECK ((status = 'LIFTED') = (lifted_at IS NOT NULL))
     );
     CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
+    `,
+  },
+  {
+    // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
+    version: 15,
+    name: 'waiting rooms',
+    sql: `
+    CREATE TABLE waiting_rooms (
+      activity_id text PRIMARY KEY,
+      enabled boolean NOT NULL,
+      admit_per_minute integer NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
+      admission_seconds integer NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
+      version integer NOT NULL CHECK (version >= 1),
+      updated_at bigint NOT NULL,
+      -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
+      admit_clock bigint NOT NULL DEFAULT 0,
+      admit_carry double precision NOT NULL DEFAULT 0
+    );
+    CREATE TABLE queue_entries (
+      queue_id text PRIMARY KEY,
+      activity_id text NOT NULL,
+      user_id text NOT NULL REFERENCES users(user_id),
+      state text NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
+      band smallint NOT NULL CHECK (band IN (0, 1)),
+      draw bigint NOT NULL CHECK (draw >= 0),
+      joined_at bigint NOT NULL,
+      admitted_at bigint,
+      admitted_until bigint,
+      updated_at bigint NOT NULL
+    );
+    -- One place per user and activity, whatever its state (joining twice answers the same place).
+    CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
+    -- Admission order; a position is a counted range of it.
+    CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id COLLATE "C");
+    CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
+    CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
+    CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
     `,
   },
 ];

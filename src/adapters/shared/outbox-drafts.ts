@@ -1,4 +1,4 @@
-import type { Hold, Order, OrderStatus, ReservationLine, Show, Ticket } from '../../domain/index.js';
+import type { Hold, Order, OrderStatus, ReservationLine, Show, Ticket, WaitingRoom } from '../../domain/index.js';
 import type { InventoryChanges, OutboxDraft, OutboxEventType } from '../../ports/engine/index.js';
 
 /**
@@ -87,6 +87,14 @@ export function ticketCheckedIn(ticket: Ticket): OutboxDraft {
 /** A show was created (published) or edited: other processes drop their "no such show" memo and take the new details. */
 export function showChanged(show: Show): OutboxDraft {
   return { type: 'show.changed', showId: show.showId, data: { showId: show.showId, version: show.version }, changes: null };
+}
+
+/** An activity's waiting room changed: every process's room cache takes the new settings (newest version wins). */
+export function waitingRoomChanged(room: WaitingRoom): OutboxDraft {
+  return {
+    type: 'waiting-room.changed', showId: null, changes: null,
+    data: { activityId: room.activityId, enabled: room.enabled, admitPerMinute: room.admitPerMinute, admissionSeconds: room.admissionSeconds, version: room.version, updatedAt: room.updatedAt },
+  };
 }
 
 /**

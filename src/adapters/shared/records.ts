@@ -20,7 +20,7 @@ export interface ShowRow {
   cancel_reason?: string | null;
 }
 
-export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null }
+export interface PaymentRow { payment_id: string; order_id: string; amount_cents: number; status: PaymentStatus; updated_at: number; received_cents: number | null; checkout_url?: string | null }
 
 export interface TicketRow {
   ticket_id: string; order_id: string; user_id: string; show_id: string; section_id: string; seat_id: string | null; seq: number; code: string;
@@ -51,6 +51,7 @@ export const toShow = (r: ShowRow): Show => ({
 export const toPayment = (r: PaymentRow): Payment => ({
   paymentId: r.payment_id, orderId: r.order_id, amountCents: r.amount_cents, status: r.status, updatedAt: r.updated_at,
   ...(r.received_cents === null ? {} : { receivedCents: r.received_cents }),
+  ...(r.checkout_url == null ? {} : { checkoutUrl: r.checkout_url }),
 });
 
 export const toTicket = (r: TicketRow): Ticket => ({

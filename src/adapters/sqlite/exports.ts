@@ -4,7 +4,7 @@ import { toBargainOrderRow, toOrderRow, toTicketRow, type BargainOrderRow, type 
 
 /** The exports' keyset pages: each a range of orders_export / tickets_export (migration v15). */
 export function sqliteExports(db: Db): ExportStore {
-  const orderColumns = `o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at
+  const orderColumns = `o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at, o.contact_name, o.contact_phone, o.contact_email, o.discount_code, o.discount_cents
     FROM orders o JOIN users u ON u.user_id = o.user_id WHERE o.show_id = ?`;
   const ticketColumns = `t.ticket_id, t.order_id, u.username, t.code, t.section_id, t.seat_id, t.status, t.issued_at, t.used_at
     FROM tickets t JOIN users u ON u.user_id = t.user_id WHERE t.show_id = ?`;

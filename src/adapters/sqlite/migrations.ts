@@ -546,6 +546,80 @@ export const migrations: readonly Migration[] = [
   );
   CREATE INDEX blocklist_active ON blocklist (status, created_at, block_id);
   `,
+  // Waiting rooms (issue 24 item 1): an activity's room, and the places in its line.
+  `
+  CREATE TABLE waiting_rooms (
+    activity_id TEXT PRIMARY KEY,
+    enabled INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+    admit_per_minute INTEGER NOT NULL CHECK (admit_per_minute BETWEEN 0 AND 60000),
+    admission_seconds INTEGER NOT NULL CHECK (admission_seconds BETWEEN 30 AND 3600),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    updated_at INTEGER NOT NULL,
+    -- The admitter's clock (compare-and-set by each pass, whichever process runs it) and carried fraction.
+    admit_clock INTEGER NOT NULL DEFAULT 0,
+    admit_carry REAL NOT NULL DEFAULT 0
+  ) WITHOUT ROWID;
+  CREATE TABLE queue_entries (
+    queue_id TEXT PRIMARY KEY,
+    activity_id TEXT NOT NULL,
+    user_id TEXT NOT NULL REFERENCES users(user_id),
+    state TEXT NOT NULL CHECK (state IN ('WAITING','ADMITTED','EXPIRED','LEFT','BLOCKED','SOLD_OUT')),
+    band INTEGER NOT NULL CHECK (band IN (0, 1)),
+    draw INTEGER NOT NULL CHECK (draw >= 0),
+    joined_at INTEGER NOT NULL,
+    admitted_at INTEGER,
+    admitted_until INTEGER,
+    updated_at INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  -- One place per user and activity, whatever its state (joining twice answers the same place).
+  CREATE UNIQUE INDEX queue_entries_one_per_user ON queue_entries (activity_id, user_id);
+  -- Admission order; a position is a counted range of it.
+  CREATE INDEX queue_entries_line ON queue_entries (activity_id, state, band, draw, joined_at, queue_id);
+  CREATE INDEX queue_entries_admitted ON queue_entries (state, admitted_until);
+  CREATE INDEX queue_entries_admitted_at ON queue_entries (activity_id, admitted_at);
+  CREATE INDEX queue_entries_by_user ON queue_entries (user_id, state);
+  `,
+  // Issue 25 items 6 and 8: discount codes (uses counted in the order's transaction) and each
+  // order's contact and discount.
+  `
+  ALTER TABLE orders ADD COLUMN contact_name TEXT;
+  ALTER TABLE orders ADD COLUMN contact_phone TEXT;
+  ALTER TABLE orders ADD COLUMN contact_email TEXT;
+  ALTER TABLE orders ADD COLUMN discount_code TEXT;
+  ALTER TABLE orders ADD COLUMN discount_cents INTEGER NOT NULL DEFAULT 0 CHECK (discount_cents >= 0);
+  -- The provider's hosted payment page (Stripe Checkout), so an unpaid order can be paid again from its page.
+  ALTER TABLE payments ADD COLUMN checkout_url TEXT;
+  CREATE TABLE discount_codes (
+    code TEXT PRIMARY KEY,
+    percent_off INTEGER CHECK (percent_off IS NULL OR percent_off BETWEEN 1 AND 100),
+    amount_off_cents INTEGER CHECK (amount_off_cents IS NULL OR amount_off_cents >= 1),
+    show_ids TEXT,
+    valid_from INTEGER NOT NULL,
+    valid_until INTEGER NOT NULL CHECK (valid_until > valid_from),
+    max_uses INTEGER NOT NULL CHECK (max_uses >= 1),
+    per_user_max INTEGER NOT NULL CHECK (per_user_max >= 1),
+    uses INTEGER NOT NULL DEFAULT 0 CHECK (uses >= 0),
+    status TEXT NOT NULL CHECK (status IN ('ACTIVE','DISABLED')),
+    created_at INTEGER NOT NULL,
+    CHECK ((percent_off IS NULL) <> (amount_off_cents IS NULL))
+  ) WITHOUT ROWID;
+  CREATE INDEX discount_codes_by_created ON discount_codes (created_at DESC, code);
+  -- Each buyer's uses of a code held now: the per-user cap is a conditional upsert on this row.
+  CREATE TABLE discount_user_uses (
+    code TEXT NOT NULL REFERENCES discount_codes(code),
+    user_id TEXT NOT NULL,
+    uses INTEGER NOT NULL CHECK (uses >= 0),
+    PRIMARY KEY (code, user_id)
+  ) WITHOUT ROWID;
+  -- One use per order, given back at most once (returned_at).
+  CREATE TABLE discount_redemptions (
+    order_id TEXT PRIMARY KEY,
+    code TEXT NOT NULL REFERENCES discount_codes(code),
+    user_id TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    returned_at INTEGER
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

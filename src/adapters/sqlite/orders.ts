@@ -4,6 +4,8 @@ import type {
   AbortOrderInput, AbortOrderOutcome, AwaitPaymentInput, AwaitPaymentOutcome, KeysetPosition, OpenOrderOutcome, OrderStore, Page,
 } from '../../ports/engine/index.js';
 import { orderCreated, orderMoved } from '../shared/outbox-drafts.js';
+import { orderExtrasParams } from '../shared/discount-rows.js';
+import { discountUseTaker } from './discounts.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import type * as records from './records.js';
@@ -14,8 +16,10 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
   const q = {
     // Conditional insert: only on an ACTIVE, unexpired hold of the same buyer. The unique indexes
     // "one live order per hold" and (user_id, idempotency_key) refuse the rest.
-    open: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at)
-      SELECT @orderId, @userId, @showId, @holdId, @idempotencyKey, @amountCents, @status, @paymentId, @createdAt, @updatedAt
+    open: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at,
+        contact_name, contact_phone, contact_email, discount_code, discount_cents)
+      SELECT @orderId, @userId, @showId, @holdId, @idempotencyKey, @amountCents, @status, @paymentId, @createdAt, @updatedAt,
+        @contactName, @contactPhone, @contactEmail, @discountCode, @discountCents
       WHERE EXISTS (SELECT 1 FROM holds WHERE hold_id = @holdId AND status = 'ACTIVE' AND expires_at > @createdAt AND user_id = @userId)`),
     get: db.prepare('SELECT * FROM orders WHERE order_id = ?'),
     byKey: db.prepare('SELECT * FROM orders WHERE user_id = ? AND idempotency_key = ?'),
@@ -26,22 +30,24 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
     abort: db.prepare(`UPDATE orders SET status = 'CANCELLED', updated_at = ? WHERE order_id = ? AND status = 'INIT' RETURNING *`),
     keyInFlight: db.prepare(`SELECT 1 FROM idempotency_keys WHERE scope = ? AND key = ? AND created_at = ? AND state = 'IN_FLIGHT'`),
     awaitPay: db.prepare(`UPDATE orders SET status = 'PENDING_PAY', payment_id = ?, updated_at = ? WHERE order_id = ? AND status = 'INIT' RETURNING *`),
-    paymentInsert: db.prepare(`INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents)
-      VALUES (?, ?, ?, ?, ?, ?)`),
+    paymentInsert: db.prepare(`INSERT INTO payments (payment_id, order_id, amount_cents, status, updated_at, received_cents, checkout_url)
+      VALUES (?, ?, ?, ?, ?, ?, ?)`),
     completeKey: db.prepare(`UPDATE idempotency_keys SET state = 'DONE', outcome = 'SUCCEEDED', response_body = ?
       WHERE scope = ? AND key = ? AND created_at = ? AND state = 'IN_FLIGHT'`),
   };
   const order = (row: records.OrderRow | undefined): Order | null => (row === undefined ? null : shared.order(row));
+  const takeDiscountUse = discountUseTaker(db);
 
   return {
     openOrder: (input: Order) =>
       gc.write('openOrder', (): OpenOrderOutcome => {
         try {
-          if (q.open.run(input).changes === 1) {
-            ob.append(input.createdAt, [orderCreated(input)]);
-            return { ok: true, order: input };
-          }
-          return { ok: false, stale: 'hold' };
+          if (q.open.run({ ...input, ...orderExtrasParams(input) }).changes !== 1) return { ok: false, stale: 'hold' };
+          // The discount's use in the same transaction: a refusal rolls the order back with it.
+          const refused = takeDiscountUse(input);
+          if (refused !== null) throw new Rollback<OpenOrderOutcome>({ ok: false, code: refused });
+          ob.append(input.createdAt, [orderCreated(input)]);
+          return { ok: true, order: input };
         } catch (error) {
           if (!isUniqueViolation(error)) throw error;
           const byKey = q.byKey.get(input.userId, input.idempotencyKey) as records.OrderRow | undefined;
@@ -65,7 +71,7 @@ export function sqliteOrders(db: Db, gc: GroupCommit, shared: Shared, ob: Outbox
         if (q.keyInFlight.get(key.scope, key.key, key.createdAt) === undefined) return { ok: false, code: 'KEY_TAKEN' };
         const row = q.awaitPay.get(payment.paymentId, input.now, input.orderId) as records.OrderRow | undefined;
         if (row === undefined) return { ok: false, stale: 'order' };
-        q.paymentInsert.run(payment.paymentId, input.orderId, payment.amountCents, payment.status, payment.updatedAt, payment.receivedCents ?? null);
+        q.paymentInsert.run(payment.paymentId, input.orderId, payment.amountCents, payment.status, payment.updatedAt, payment.receivedCents ?? null, payment.checkoutUrl ?? null);
         if (q.completeKey.run(input.responseBody, key.scope, key.key, key.createdAt).changes !== 1) throw new Rollback<AwaitPaymentOutcome>({ ok: false, code: 'KEY_TAKEN' });
         return { ok: true, order: shared.order(row) };
       }),

@@ -7,6 +7,7 @@ import { sqliteAudit } from './audit.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { seatChooser } from './choose-seats.js';
 import { sqliteCodePools } from './code-pools.js';
+import { sqliteDiscounts } from './discounts.js';
 import { sqliteExports } from './exports.js';
 import { groupCommit } from './group-commit.js';
 import { sqliteFlashSales } from './flash-sales.js';
@@ -23,6 +24,7 @@ import { sqliteExchanges } from './exchanges.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteBlocklist } from './blocklist.js';
+import { sqliteWaitingRooms } from './waiting-rooms.js';
 import { sqliteShared } from './shared.js';
 import { removeUnpublishedShows, showCache, sqliteShows } from './shows.js';
 import { sqliteSweeps } from './sweeps.js';
@@ -106,6 +108,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared.linesOf),
     ...sqliteCodePools(db, gc),
+    ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),
     ...sqliteNotifications(db, gc),
@@ -120,6 +123,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteRefunds(db, gc, shows, shared, ob),
     ...sqliteExchanges(db, gc, shows, shared, ob),
     ...sqliteShowCancellations(db, gc, shared, ob),
+    ...sqliteWaitingRooms(db, gc, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

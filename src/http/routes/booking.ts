@@ -5,9 +5,12 @@ import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { orderRefunds, requestOrderRefund } from '../../app/refunds.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
+import { requireAdmission, requireHoldAdmission } from '../../app/waiting-rooms.js';
+import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import { holdSeatsOnce } from '../../app/idempotent-holds.js';
 import type { Hold } from '../../domain/index.js';
-import { limits } from '../../domain/index.js';
+import { checkContact, limits } from '../../domain/index.js';
+import { unwrap } from '../../app/errors.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
 import { guard, requireUser } from '../auth.js';
@@ -36,6 +39,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     schema: {
       tags: ['booking'],
       summary: 'Hold specific seats, N best-available seats, or N places of a counted section, all or nothing, for a bounded time',
+      description: admissionHeaderDoc,
       security: [{ bearer: [] }],
       params: ShowParams,
       headers: HoldHeaders,
@@ -50,6 +54,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
+    requireAdmission(ctx, { userId: me.userId, activityId: request.params.showId, token: admissionTokenOf(request) });
     const body = request.body;
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
@@ -114,6 +119,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     schema: {
       tags: ['booking'],
       summary: 'Turn an active hold into an order awaiting payment (X-Idempotency-Key required)',
+      description: admissionHeaderDoc,
       security: [{ bearer: [] }],
       headers: OrderHeaders,
       body: OrderBody,
@@ -131,7 +137,13 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
-    const result = await createOrder(ctx, { userId: me.userId, holdId: request.body.holdId, idempotencyKey: key });
+    await requireHoldAdmission(ctx, { userId: me.userId, holdId: request.body.holdId, token: admissionTokenOf(request) });
+    const { discountCode, contact } = request.body;
+    const result = await createOrder(ctx, {
+      userId: me.userId, holdId: request.body.holdId, idempotencyKey: key,
+      ...(discountCode === undefined ? {} : { discountCode }),
+      ...(contact === undefined ? {} : { contact: unwrap(checkContact(contact)) }),
+    });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);
   });

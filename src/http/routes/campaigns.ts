@@ -3,6 +3,8 @@ import { Type } from '@sinclair/typebox';
 import { changeActivity, getActivity, listActivities } from '../../app/activities.js';
 import { createFlashSale, getFlashSale, placeFlashOrder } from '../../app/flash-sales.js';
 import { limits } from '../../domain/index.js';
+import { requireAdmission } from '../../app/waiting-rooms.js';
+import { admissionTokenOf } from '../admission.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
 import { guard, requireRole, requireUser, roleGuard } from '../auth.js';
@@ -89,7 +91,7 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     schema: {
       tags: ['booking'],
       summary: 'Buy units of a flash-sale item: the units and an order awaiting payment in one step (X-Idempotency-Key required); a zero-price item is PAID at once',
-      description: 'Refusals: 409 SOLD_OUT, 409 PURCHASE_LIMIT_REACHED (maxPerUser counts units across your live orders of the sale), 422 SALE_NOT_OPEN, 409 ACTIVITY_OFFLINE. An unpaid order lapses at expiresAt and its units go back.',
+      description: 'With a waiting room on: X-Admission-Token (403 ADMISSION_REQUIRED / ADMISSION_INVALID). Refusals: 409 SOLD_OUT, 409 PURCHASE_LIMIT_REACHED (maxPerUser counts units across your live orders of the sale), 422 SALE_NOT_OPEN, 409 ACTIVITY_OFFLINE. An unpaid order lapses at expiresAt and its units go back.',
       security: [{ bearer: [] }],
       params: FlashSaleParams,
       headers: OrderHeaders,
@@ -108,6 +110,7 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
+    requireAdmission(ctx, { userId: me.userId, activityId: request.params.flashSaleId, token: admissionTokenOf(request) });
     const result = await placeFlashOrder(ctx, { userId: me.userId, flashSaleId: request.params.flashSaleId, idempotencyKey: key, ...request.body });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);

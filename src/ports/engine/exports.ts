@@ -12,6 +12,12 @@ export interface OrderExportRow {
   readonly status: OrderStatus;
   readonly amountCents: number;
   readonly paymentId: string | null;
+  /** The buyer's contact given at checkout (null: none given). */
+  readonly contactName: string | null;
+  readonly contactPhone: string | null;
+  readonly contactEmail: string | null;
+  readonly discountCode: string | null;
+  readonly discountCents: number;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

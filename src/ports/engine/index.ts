@@ -5,6 +5,7 @@ import type { FlashSaleStore } from './flash-sales.js';
 import type { BargainStore } from './bargains.js';
 import type { BlocklistStore } from './blocklist.js';
 import type { CodePoolStore } from './code-pools.js';
+import type { DiscountStore } from './discounts.js';
 import type { ExportStore } from './exports.js';
 import type { IdempotencyStore } from './idempotency.js';
 import type { InventoryStore } from './inventory.js';
@@ -20,12 +21,14 @@ import type { TicketStore } from './tickets.js';
 import type { UserStore } from './users.js';
 import type { WebhookStore } from './webhooks.js';
 import type { WaitlistStore } from './waitlist.js';
+import type { WaitingRoomStore } from './waiting-rooms.js';
 
 export * from './audit.js';
 export * from './change-log.js';
 export * from './notifications.js';
 export * from './code-pools.js';
 export * from './common.js';
+export * from './discounts.js';
 export * from './flash-sales.js';
 export * from './bargains.js';
 export * from './blocklist.js';
@@ -44,6 +47,7 @@ export * from './tickets.js';
 export * from './users.js';
 export * from './webhooks.js';
 export * from './waitlist.js';
+export * from './waiting-rooms.js';
 
 /**
  * The engine's storage port: named operations, plain data in, typed outcomes out (see common.ts
@@ -54,7 +58,7 @@ export * from './waitlist.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore, BlocklistStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore, BlocklistStore, WaitingRoomStore, DiscountStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -8,6 +8,12 @@ export type OpenOrderOutcome =
   | { readonly ok: false; readonly code: 'HOLD_ALREADY_ORDERED'; readonly orderId: string }
   /** The unique index (user_id, idempotency_key) refused it: the key already opened that order. */
   | { readonly ok: false; readonly code: 'KEY_TAKEN'; readonly orderId: string }
+  /**
+   * The order carries a discount and its use could not be taken: the code has no use left, is no
+   * longer ACTIVE / valid at order.createdAt / for this show (DISCOUNT_UNAVAILABLE), or the buyer
+   * used it perUserMax times. Nothing written.
+   */
+  | { readonly ok: false; readonly code: 'DISCOUNT_USED_UP' | 'DISCOUNT_PER_USER_LIMIT' | 'DISCOUNT_UNAVAILABLE' }
   /** The hold is missing, not ACTIVE, overdue at `order.createdAt`, or someone else's. */
   | Stale<'hold'>;
 

@@ -23,12 +23,14 @@ export type OutboxEventType =
   | 'refund.failed'
   | 'exchange.completed'
   | 'waitlist.offered'
-  | 'show.cancelled';
+  | 'show.cancelled'
+  /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
+  | 'waiting-room.changed';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
-  'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled',
+  'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled', 'waiting-room.changed',
 ];
 
 export interface OutboxEvent {

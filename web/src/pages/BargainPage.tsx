@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { admissionHeaders } from '../admission';
 import { api, type Bargain, type BargainOrder } from '../api';
 import { errorText } from '../errors';
 import { duration, money } from '../format';
@@ -86,7 +87,7 @@ export function BargainOrderPage({ bargainOrderId }: { bargainOrderId: string })
         setNotice(t('bargainYouCut', { amount: money(cut.amountCents, o.currency) }));
         loaded.reload();
       } else {
-        const order = await api<{ orderId: string }>(`/bargain-orders/${encodeURIComponent(o.bargainOrderId)}/order`, { method: 'POST', headers: { 'x-idempotency-key': newKey() } });
+        const order = await api<{ orderId: string }>(`/bargain-orders/${encodeURIComponent(o.bargainOrderId)}/order`, { method: 'POST', headers: { 'x-idempotency-key': newKey(), ...admissionHeaders(o.bargainId) } });
         navigate(`/orders/${encodeURIComponent(order.orderId)}`);
       }
     } catch (e) {

@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, serverNow } from '../api';
+import { admissionHeaders, needsQueue } from '../admission';
+import { AdmissionLine, QueueNeeded } from './QueueNotes';
+import { api, ApiError, serverNow } from '../api';
 import type { CodePool, GrabbedCode } from '../code-pools';
 import { errorText } from '../errors';
 import { dateTime, duration } from '../format';
@@ -13,6 +15,7 @@ export function CodePoolPage({ poolId }: { poolId: string }) {
   const pool = useLoad(() => api<CodePool>(`/code-pools/${encodeURIComponent(poolId)}`), [poolId, session.value?.token]);
   const [grabbed, setGrabbed] = useState<GrabbedCode | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [queueNeeded, setQueueNeeded] = useState(false);
   const [busy, setBusy] = useState(false);
   useTick(1000);
   if (pool.error !== null) return <p role="alert">{pool.error}</p>;
@@ -26,10 +29,11 @@ export function CodePoolPage({ poolId }: { poolId: string }) {
     setBusy(true);
     setError(null);
     try {
-      setGrabbed(await api<GrabbedCode>(`/code-pools/${encodeURIComponent(poolId)}/grab`, { method: 'POST' }));
+      setGrabbed(await api<GrabbedCode>(`/code-pools/${encodeURIComponent(poolId)}/grab`, { method: 'POST', headers: admissionHeaders(poolId) }));
       pool.reload();
     } catch (e) {
       setError(errorText(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
     } finally {
       setBusy(false);
     }
@@ -55,6 +59,8 @@ export function CodePoolPage({ poolId }: { poolId: string }) {
         <p><button type="button" class="primary" disabled={busy || status !== 'ON_SALE'} onClick={() => void grab()} data-testid="grab">{t('grabCode')}</button></p>
       )}
       {error !== null && <p role="alert" data-testid="grab-error">{error}</p>}
+      {queueNeeded && <QueueNeeded activityId={poolId} />}
+      <AdmissionLine activityId={poolId} />
       {session.value !== null && <p><a href="/codes">{t('myCodesTitle')}</a></p>}
     </section>
   );

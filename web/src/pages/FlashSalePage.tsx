@@ -1,5 +1,7 @@
 import { useState } from 'preact/hooks';
-import { api, type FlashSale, type FlashSaleItem, type Order } from '../api';
+import { admissionHeaders, needsQueue } from '../admission';
+import { AdmissionLine, QueueNeeded } from './QueueNotes';
+import { api, ApiError, type FlashSale, type FlashSaleItem, type Order } from '../api';
 import { errorText } from '../errors';
 import { duration, money } from '../format';
 import { useLoad, useTick } from '../hooks';
@@ -52,6 +54,7 @@ function ItemCard({ sale, item, open, onChange }: { sale: FlashSale; item: Flash
   const [quantity, setQuantity] = useState(1);
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
+  const [queueNeeded, setQueueNeeded] = useState(false);
   const soldOut = item.available === 0;
   const most = Math.max(1, Math.min(sale.maxPerUser, item.available, 10));
   const buy = async () => {
@@ -59,11 +62,12 @@ function ItemCard({ sale, item, open, onChange }: { sale: FlashSale; item: Flash
     setNotice(null);
     try {
       const order = await api<Order>(`/flash-sales/${encodeURIComponent(sale.flashSaleId)}/orders`, {
-        method: 'POST', body: { itemId: item.itemId, quantity }, headers: { 'x-idempotency-key': newKey() },
+        method: 'POST', body: { itemId: item.itemId, quantity }, headers: { 'x-idempotency-key': newKey(), ...admissionHeaders(sale.flashSaleId) },
       });
       navigate(`/orders/${encodeURIComponent(order.orderId)}`);
     } catch (e) {
       setNotice(errorText(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       onChange();
     } finally {
       setBusy(false);
@@ -79,6 +83,8 @@ function ItemCard({ sale, item, open, onChange }: { sale: FlashSale; item: Flash
       </p>
       <p class="muted" data-testid={`left-${item.itemId}`}>{soldOut ? t('statusSoldOut') : t('itemLeft', { n: item.available, total: item.stock })}</p>
       {notice !== null && <p class="notice" role="alert" data-testid="buy-notice">{notice}</p>}
+      {queueNeeded && <QueueNeeded activityId={sale.flashSaleId} />}
+      <AdmissionLine activityId={sale.flashSaleId} />
       {session.value === null ? (
         <p><a class="button" href={signInHref()}>{t('signInToOrder')}</a></p>
       ) : (

@@ -9,6 +9,7 @@ import { SeatMap } from '../seatmap/SeatMap';
 import { CancelShowPanel } from './CancelShowPanel';
 import { ShowEditForm } from './ShowEditForm';
 import { SalePulseChart, type Pulse } from './SalePulseChart';
+import { WaitingRoomPanel } from './WaitingRoomPanel';
 
 interface Figures {
   readonly capacity: number;
@@ -84,6 +85,7 @@ export function LiveSale({ showId }: { showId: string }) {
     <section>
       <h1>{t('liveSale')}{show !== null ? `: ${show.title}` : ''}</h1>
       <p class="row"><a href="/admin">{t('organizerTitle')}</a> <a href={`/admin/shows/${encodeURIComponent(showId)}/attendees`} data-testid="attendees-link">{t('attendeesLink')}</a></p>
+      <WaitingRoomPanel activityId={showId} />
       <p class="row">
         <CsvDownload path={`/admin/shows/${encodeURIComponent(showId)}/orders.csv`} filename={`show-${showId}-orders.csv`} label={t('downloadOrders')} testId="download-orders" />
         <CsvDownload path={`/admin/shows/${encodeURIComponent(showId)}/tickets.csv`} filename={`show-${showId}-tickets.csv`} label={t('downloadTickets')} testId="download-tickets" />

@@ -80,6 +80,11 @@ export function OrderPage({ orderId }: { orderId: string }) {
     setPaying(true);
     setNotice(null);
     try {
+      // A provider with a hosted payment page (Stripe Checkout): the buyer pays there, and comes back here.
+      if (order?.checkoutUrl !== undefined) {
+        location.assign(order.checkoutUrl);
+        return;
+      }
       await api(`/orders/${encodeURIComponent(orderId)}/sandbox-pay`, { method: 'POST', body: { outcome: 'SUCCEEDED' } });
       setWatching((w) => w + 1);
     } catch (e) {
@@ -117,6 +122,8 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {show !== null && <p data-testid="order-show">{t('orderShowWhen', { when: dateTime(show.startsAt), venue: show.venue, city: show.city })}</p>}
       <p data-testid="order-status" role="status">{t('orderStatus', { status: t(`order${order.status}` as const) })}</p>
       <p data-testid="order-lines">{what === '' ? money(order.amountCents) : `${what} · ${money(order.amountCents)}`}</p>
+      {order.discount !== undefined && <p data-testid="order-discount">{t('orderDiscount', { code: order.discount.code, amount: money(order.discount.discountCents) })}</p>}
+      {order.contact !== undefined && <p data-testid="order-contact">{t('orderContact', { ...order.contact })}</p>}
       {notice !== null && <p class="notice" role="alert" data-testid="order-notice">{notice}</p>}
       {unpaid(order) && order.paymentDueAt != null && (
         <PaymentDeadline dueAt={order.paymentDueAt} onLapse={() => setWatching((w) => w + 1)} />
@@ -124,7 +131,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {unpaid(order) && (
         <div class="row">
           {order.status === 'PENDING_PAY' && (
-            paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{t('paySandbox', { amount: money(order.amountCents) })}</button>
+            paying ? <p role="status">{t('paying')}</p> : <button type="button" class="primary" data-testid="pay" onClick={() => void pay()}>{order.checkoutUrl !== undefined ? t('payStripe', { amount: money(order.amountCents) }) : t('paySandbox', { amount: money(order.amountCents) })}</button>
           )}
           {!paying && <button type="button" data-testid="cancel-order" disabled={busy} onClick={() => void cancel()}>{t('cancelOrder')}</button>}
         </div>

@@ -16,6 +16,7 @@ export function Organizer() {
         <a class="button" href="/admin/audit-log" data-testid="audit-log-link">{t('auditOpen')}</a>
         <a class="button" href="/admin/campaigns" data-testid="manage-campaigns">{t('manageCampaigns')}</a>
         <a class="button" href="/admin/code-pools/new" data-testid="new-code-pool">{t('newCodePool')}</a>
+        <a class="button" href="/admin/discounts" data-testid="manage-discounts">{t('discountsTitle')}</a>
       </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}

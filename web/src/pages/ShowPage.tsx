@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Order, type Show, type ShowSection } from '../api';
+import { api, ApiError, capacityOf, isCounted, mapSections, serverNow, type Order, type OrderContact, type Show, type ShowSection } from '../api';
 import { errorText } from '../errors';
 import { dateTime, duration, money } from '../format';
 import { linesName } from '../lines';
@@ -14,6 +14,8 @@ import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
 import { WaitlistPanel } from './WaitlistPanel';
+import { AdmissionLine, QueueNeeded } from './QueueNotes';
+import { admissionHeaders, needsQueue } from '../admission';
 
 const seatsPerHoldMax = 10;
 
@@ -48,6 +50,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
   const [hold, setHold] = useState<HoldWithTerms | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  /** The waiting room is on and this tab has no (valid) admission: the way in is the queue. */
+  const [queueNeeded, setQueueNeeded] = useState(false);
   const selectedRef = useRef(selected);
   selectedRef.current = selected;
   const holdRef = useRef(hold);
@@ -120,7 +124,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
     setMessage(null);
     placingRef.current = true;
     try {
-      const placed = await api<HoldWithTerms>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body });
+      const placed = await api<HoldWithTerms>(`/shows/${encodeURIComponent(show.showId)}/holds`, { method: 'POST', body, headers: admissionHeaders(show.showId) });
       // Known at once to the stream listener, before the next render: our own seats turning HELD are no news.
       holdRef.current = placed;
       selectedRef.current = new Set();
@@ -132,6 +136,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
       // Places of a counted section, or seats (best available may name a seated section too).
       const places = 'section' in body && show.sections.some((s) => isCounted(s) && s.id === (body as { section: unknown }).section);
       setMessage(places ? holdError(e, t('notEnoughPlaces')) : holdError(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       // Seats lost while we asked leave the selection.
       setSelected((s) => new Set([...s].filter((i) => seats.statuses[i] === 0)));
     } finally {
@@ -164,15 +169,26 @@ function Booking({ seats }: { seats: LiveSeats }) {
     }
   };
 
-  const checkout = async () => {
+  const checkout = async (details: CheckoutDetails) => {
     if (hold === null) return;
     setBusy(true);
     try {
-      // One key per hold: a retried click is the same order, never a second one.
-      const order = await api<Order>('/orders', { method: 'POST', body: { holdId: hold.holdId }, headers: { 'x-idempotency-key': `web-${hold.holdId}` } });
+      const body = {
+        holdId: hold.holdId,
+        ...(details.discountCode.trim() === '' ? {} : { discountCode: details.discountCode.trim() }),
+        ...(details.contact === null ? {} : { contact: details.contact }),
+      };
+      // One key per hold: a retried click is the same order, never a second one (a refused code frees the key for a corrected one).
+      const order = await api<Order>('/orders', { method: 'POST', body, headers: { 'x-idempotency-key': `web-${hold.holdId}`, ...admissionHeaders(show.showId) } });
+      // A provider with a hosted payment page (Stripe Checkout): the buyer pays there, then comes back to the order.
+      if (order.checkoutUrl !== undefined) {
+        location.assign(order.checkoutUrl);
+        return;
+      }
       navigate(`/orders/${order.orderId}`);
     } catch (e) {
       setMessage(e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE') ? t('holdLapsed') : holdError(e));
+      setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       if (e instanceof ApiError && (e.code === 'HOLD_EXPIRED' || e.code === 'HOLD_NOT_ACTIVE')) setHold(null);
     } finally {
       setBusy(false);
@@ -216,6 +232,8 @@ function Booking({ seats }: { seats: LiveSeats }) {
         {hasMap && <SeatMap layout={layout} statuses={() => seats.statuses} subscribe={seats.subscribe} mine={mine} onPick={pick} />}
         <aside class="panel">
           {message !== null && <p class="notice" role="alert" data-testid="notice">{message}</p>}
+          {queueNeeded && <QueueNeeded activityId={show.showId} />}
+          <AdmissionLine activityId={show.showId} />
           {session.value === null && <p data-testid="sign-in-to-buy"><a href={signInHref()}>{t('signInToBuy')}</a></p>}
           {hold !== null ? (
             <HoldPanel hold={hold} show={show} busy={busy} onCheckout={checkout} onRelease={release} onExtend={extend} onLapse={() => { setHold(null); setMessage(t('holdLapsed')); }} />
@@ -280,10 +298,21 @@ function CountedBlock({ section, left, disabled, onHold }: { section: ShowSectio
   );
 }
 
-interface HoldPanelProps { hold: HoldWithTerms; show: Show; busy: boolean; onCheckout(): void; onRelease(): void; onExtend(): void; onLapse(): void }
+/** What the buyer adds at checkout: a discount code, and a contact for the organizer (all three fields, or none). */
+interface CheckoutDetails { discountCode: string; contact: OrderContact | null }
+
+interface HoldPanelProps { hold: HoldWithTerms; show: Show; busy: boolean; onCheckout(details: CheckoutDetails): void; onRelease(): void; onExtend(): void; onLapse(): void }
 
 function HoldPanel({ hold, show, busy, onCheckout, onRelease, onExtend, onLapse }: HoldPanelProps) {
   useTick(250);
+  const [discountCode, setDiscountCode] = useState('');
+  const [contact, setContact] = useState<OrderContact>({ name: '', phone: '', email: '' });
+  const field = (key: keyof OrderContact) => (e: Event) => setContact((c) => ({ ...c, [key]: (e.target as HTMLInputElement).value }));
+  const anyContact = contact.name.trim() !== '' || contact.phone.trim() !== '' || contact.email.trim() !== '';
+  const submit = (e: Event) => {
+    e.preventDefault();
+    onCheckout({ discountCode, contact: anyContact ? contact : null });
+  };
   const left = Date.parse(hold.expiresAt) - serverNow();
   useEffect(() => {
     if (left <= 0) onLapse();
@@ -297,10 +326,19 @@ function HoldPanel({ hold, show, busy, onCheckout, onRelease, onExtend, onLapse 
       <p data-testid="hold-summary">{linesName(show.sections, hold.lines, hold.seatIds)} · {money(hold.totalPriceCents)}</p>
       <p class="countdown big" role="timer" aria-live="off" data-testid="hold-countdown">{t('holdCountdown', { time: duration(left) })}</p>
       <p>{t('total', { amount: money(hold.totalPriceCents) })}</p>
-      <div class="row">
-        <button type="button" class="primary" data-testid="checkout" disabled={busy} onClick={onCheckout}>{t('checkout', { amount: money(hold.totalPriceCents) })}</button>
-        <button type="button" onClick={onRelease} disabled={busy}>{t('releaseHold')}</button>
-      </div>
+      <form class="checkout-details" onSubmit={submit} data-testid="checkout-form">
+        <fieldset>
+          <legend>{t('contactLegend')}</legend>
+          <label>{t('contactName')} <input data-testid="contact-name" maxLength={100} autoComplete="name" required={anyContact} value={contact.name} onInput={field('name')} /></label>
+          <label>{t('contactPhone')} <input data-testid="contact-phone" type="tel" maxLength={32} autoComplete="tel" required={anyContact} value={contact.phone} onInput={field('phone')} /></label>
+          <label>{t('contactEmail')} <input data-testid="contact-email" type="email" maxLength={254} autoComplete="email" required={anyContact} value={contact.email} onInput={field('email')} /></label>
+        </fieldset>
+        <label>{t('discountCodeLabel')} <input data-testid="discount-code" maxLength={32} autoComplete="off" value={discountCode} onInput={(e) => setDiscountCode((e.target as HTMLInputElement).value)} /></label>
+        <div class="row">
+          <button type="submit" class="primary" data-testid="checkout" disabled={busy}>{t('checkout', { amount: money(hold.totalPriceCents) })}</button>
+          <button type="button" onClick={onRelease} disabled={busy}>{t('releaseHold')}</button>
+        </div>
+      </form>
       {canExtend && (
         <div class="row">
           <button type="button" data-testid="more-time" disabled={busy} onClick={onExtend} aria-describedby="extensions-left">{t('moreTime')}</button>
