@@ -24,7 +24,6 @@ export const appErrorCodes = [
   'SECTION_NOT_FOUND',
   /** The bearer token is missing, invalid, expired, or names an account the store no longer has. */
   'UNAUTHORIZED',
-  'ORDER_NOT_TICKETED',
   'CODE_POOL_NOT_FOUND',
   'WEBHOOK_NOT_FOUND',
   'WEBHOOK_LIMIT_REACHED',

@@ -2,9 +2,9 @@ import type { InventoryChanges, Store } from '../ports/engine/index.js';
 import type { SeatMapCache } from './seat-map-cache.js';
 
 /** The operations whose outcome carries what they changed in a show's inventory. */
-const changing = ['claimSeats', 'claimBestAvailable', 'claimUnits', 'lapseHold', 'settlePayment', 'issueTickets', 'takeFlashSaleUnits', 'orderBargain', 'offerWaitlist', 'requestRefund', 'settleRefund'] as const;
+const changing = ['claimSeats', 'claimBestAvailable', 'claimUnits', 'lapseHold', 'settlePayment', 'issueTickets', 'takeFlashSaleUnits', 'orderBargain', 'offerWaitlist', 'requestRefund', 'settleRefund', 'swapExchange'] as const;
 
-type Changed = { readonly ok: boolean; readonly changes?: InventoryChanges | null; readonly offered?: readonly { readonly changes: InventoryChanges }[] };
+type Changed = { readonly ok: boolean; readonly changes?: InventoryChanges | null; readonly offered?: readonly { readonly changes: InventoryChanges }[]; readonly newShowChanges?: InventoryChanges };
 
 /**
  * The one place this process's own writes reach its seat-map read model: the store, wrapped so
@@ -22,6 +22,8 @@ export function feedingReadModel(store: Store, seatMaps: Pick<SeatMapCache, 'app
     wrapped[name] = async (...args: unknown[]) => {
       const outcome = await operation.apply(store, args);
       if (outcome.ok && outcome.changes !== undefined) seatMaps.apply(outcome.changes);
+      // An exchange sells on the new show what it frees on the old one (swapExchange).
+      if (outcome.ok && outcome.newShowChanges !== undefined) seatMaps.apply(outcome.newShowChanges);
       // A lapse that offered its seats to the waitlist in the same transaction (lapseHold).
       if (outcome.ok && outcome.offered !== undefined) for (const offer of outcome.offered) seatMaps.apply(offer.changes);
       return outcome;

@@ -74,8 +74,6 @@ export const domainErrorCodes = [
   'WAITLIST_ALREADY_JOINED',
   /** No live waitlist entry of this buyer for this show. */
   'WAITLIST_NOT_FOUND',
-  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
-  'INVALID_WAITING_ROOM',
   /** A buyer's refund outside the show's refund policy (issue 25). */
   'REFUND_NOT_ALLOWED',
   /** The order is not TICKETED (a whole refund is pending or done, or it was never paid). */
@@ -84,6 +82,14 @@ export const domainErrorCodes = [
   'TICKET_NOT_REFUNDABLE',
   /** The show was cancelled: no hold, no sale, no second cancellation. */
   'SHOW_CANCELLED',
+  /** A buyer's exchange (改签) outside the show's exchange policy (issue 25). */
+  'EXCHANGE_NOT_ALLOWED',
+  /** The new seats cost more or less than the order: only even exchanges are supported. */
+  'EXCHANGE_PRICE_DIFFERS',
+  /** The order has no tickets yet, or none that can be exchanged (moved here from the app's codes: the exchange decides it). */
+  'ORDER_NOT_TICKETED',
+  /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */
+  'INVALID_WAITING_ROOM',
 ] as const;
 
 export type DomainErrorCode = (typeof domainErrorCodes)[number];

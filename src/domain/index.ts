@@ -24,5 +24,6 @@ export * from './activity.js';
 export * from './discount.js';
 export * from './blocklist.js';
 export * from './waitlist.js';
-export * from './waiting-room.js';
 export * from './refund.js';
+export * from './exchange.js';
+export * from './waiting-room.js';

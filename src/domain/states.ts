@@ -3,12 +3,13 @@ import { defineMachine } from './state-machine.js';
 // Seat: SOLD is only ever reached from HELD (seed 002 §3: HELD -> CONFIRMED -> PAID).
 export const seatStatuses = ['AVAILABLE', 'HELD', 'SOLD', 'REFUND_PENDING'] as const;
 export type SeatStatus = (typeof seatStatuses)[number];
-export const seatEvents = ['HOLD', 'RELEASE', 'SELL', 'REQUEST_REFUND', 'COMPLETE_REFUND', 'REFUSE_REFUND'] as const;
+export const seatEvents = ['HOLD', 'RELEASE', 'SELL', 'REQUEST_REFUND', 'COMPLETE_REFUND', 'REFUSE_REFUND', 'EXCHANGE_OUT'] as const;
 export type SeatEvent = (typeof seatEvents)[number];
 export const seatMachine = defineMachine<SeatStatus, SeatEvent>('seat', seatStatuses, seatEvents, {
   AVAILABLE: { HOLD: 'HELD' },
   HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
-  SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
+  // An exchange (改签) gives the old seat up at once, in the transaction that sells the new one.
+  SOLD: { REQUEST_REFUND: 'REFUND_PENDING', EXCHANGE_OUT: 'AVAILABLE' },
   // A refund the provider refuses gives the seat back to its buyer (the order keeps it).
   REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE', REFUSE_REFUND: 'SOLD' },
 });

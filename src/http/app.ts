@@ -18,6 +18,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { bookingRoutes } from './routes/booking.js';
 import { campaignRoutes } from './routes/campaigns.js';
 import { waitlistRoutes } from './routes/waitlist.js';
+import { exchangeRoutes } from './routes/exchanges.js';
 import { catalogRoutes } from './routes/catalog.js';
 import { operationsRoutes } from './routes/operations.js';
 import { paymentRoutes } from './routes/payments.js';
@@ -162,6 +163,7 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
   await app.register(campaignRoutes(deps), { prefix: '/api/v1' });
   await app.register(blocklistRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitlistRoutes(deps), { prefix: '/api/v1' });
+  await app.register(exchangeRoutes(deps), { prefix: '/api/v1' });
   await app.register(waitingRoomRoutes(deps), { prefix: '/api/v1' });
   webServed = await serveWeb(app, deps.webRoot ?? null);
   return app;

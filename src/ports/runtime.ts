@@ -3,7 +3,7 @@ export interface Clock {
   now(): number;
 }
 
-export type IdKind = 'user' | 'show' | 'hold' | 'order' | 'ticket' | 'flashSale' | 'codePool' | 'bargain' | 'bargainOrder' | 'auditEntry' | 'notification' | 'waitlistEntry' | 'block' | 'queue' | 'refund';
+export type IdKind = 'user' | 'show' | 'hold' | 'order' | 'ticket' | 'flashSale' | 'codePool' | 'bargain' | 'bargainOrder' | 'auditEntry' | 'notification' | 'waitlistEntry' | 'refund' | 'exchange' | 'block' | 'queue';
 
 /** Opaque identifiers and unguessable codes; randomness is injected like the clock. */
 export interface IdSource {

@@ -7,7 +7,8 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
   seat: {
     AVAILABLE: { HOLD: 'HELD' },
     HELD: { RELEASE: 'AVAILABLE', SELL: 'SOLD' },
-    SOLD: { REQUEST_REFUND: 'REFUND_PENDING' },
+    // An exchange (issue 25 item 4) gives the old seat up in the transaction that sells the new one.
+    SOLD: { REQUEST_REFUND: 'REFUND_PENDING', EXCHANGE_OUT: 'AVAILABLE' },
     // A refund the provider refuses gives the seat back to its buyer (issue 25).
     REFUND_PENDING: { COMPLETE_REFUND: 'AVAILABLE', REFUSE_REFUND: 'SOLD' },
   },

@@ -132,6 +132,7 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
     { method: 'GET', path: '/api/v1/me/holds', url: () => '/api/v1/me/holds', expect: 'busy' },
     { method: 'POST', path: '/api/v1/orders/{orderId}/cancel', url: () => `/api/v1/orders/${orderId}/cancel`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/orders/{orderId}/refund', url: () => `/api/v1/orders/${ticketedOrderId}/refund`, body: () => ({}), headers: () => ({ 'x-idempotency-key': 'busy-refund-1' }), expect: 'busy' },
+    { method: 'POST', path: '/api/v1/orders/{orderId}/exchange', url: () => `/api/v1/orders/${ticketedOrderId}/exchange`, body: () => ({ seatIds: ['A-1-1'] }), expect: 'busy' },
     { method: 'GET', path: '/api/v1/orders/{orderId}/refunds', url: () => `/api/v1/orders/${ticketedOrderId}/refunds`, expect: 'busy' },
     { method: 'POST', path: '/api/v1/admin/shows/{showId}/cancel', url: () => `/api/v1/admin/shows/${showId}/cancel`, body: () => ({ reason: 'busy' }), expect: 'busy', as: 'admin' },
     { method: 'GET', path: '/api/v1/admin/shows/{showId}/cancellation', url: () => `/api/v1/admin/shows/${showId}/cancellation`, expect: 'busy', as: 'admin' },

@@ -9,7 +9,7 @@ import { loadHolds, toOrder, toPayment, type HoldRow, type OrderRow, type Paymen
 import { giveBack, insertLines, moveUserUnits, refuse, takeSeats, takeUnits } from './stock.js';
 
 /** Hold ACTIVE -> CONFIRMED: its seats HELD -> SOLD; units stay taken; the buyer's count unchanged. */
-async function sell(c: pg.ClientBase, hold: HoldRow): Promise<SeatChange[]> {
+export async function sell(c: pg.ClientBase, hold: HoldRow): Promise<SeatChange[]> {
   const { rows } = await c.query<{ seat_id: string; version: number }>(
     // The hold's seat ids first, as an array (ARRAY(subquery) is an InitPlan), so the seats are
     // found by primary key whatever the statistics say: with a semi-join the planner, misled by
@@ -26,7 +26,7 @@ async function sell(c: pg.ClientBase, hold: HoldRow): Promise<SeatChange[]> {
  * The hold's live UNITS lines become sold: each bucket they took from counts them (buckets locked
  * in key order, the lock order of stock.ts). One stock change per section, delta 0: units stay taken.
  */
-async function countSold(c: pg.ClientBase, hold: HoldRow): Promise<StockChange[]> {
+export async function countSold(c: pg.ClientBase, hold: HoldRow): Promise<StockChange[]> {
   const { rows } = await c.query<{ section_id: string; q: number }>(
     `WITH lines AS (
        SELECT section_id, bucket, sum(quantity)::int AS q FROM hold_lines

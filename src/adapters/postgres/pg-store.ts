@@ -20,6 +20,7 @@ import { pgBlocklist } from './blocklist.js';
 import { pgWaitingRooms } from './waiting-rooms.js';
 import { pgShows } from './shows.js';
 import { pgRefunds } from './refunds.js';
+import { pgExchanges } from './exchanges.js';
 import { pgShowCancellations } from './show-cancellations.js';
 import { pgSweeps } from './sweeps.js';
 import { pgWaitlist } from './waitlist.js';
@@ -99,9 +100,10 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgOutbox(lanes.checkout),
     ...pgSweeps(lanes.checkout),
     ...pgWaitlist(lanes, origin),
-    ...pgWaitingRooms(lanes, origin),
     ...pgRefunds(lanes.checkout, origin),
+    ...pgExchanges(lanes.checkout, origin),
     ...pgShowCancellations(lanes.checkout, origin),
+    ...pgWaitingRooms(lanes, origin),
     pools,
     lanes,
     async ping() {

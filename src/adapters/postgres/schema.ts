@@ -624,6 +624,27 @@ export const pgMigrations: readonly PgMigration[] = [
     `,
   },
   {
+    // Exchanges (issue 25 item 4, 改签): one row per completed swap; one exchange per new hold.
+    version: 23,
+    name: 'exchanges',
+    sql: `
+    CREATE TABLE exchanges (
+      exchange_id text PRIMARY KEY,
+      user_id text NOT NULL,
+      old_order_id text NOT NULL REFERENCES orders(order_id),
+      old_show_id text NOT NULL,
+      old_ticket_ids text NOT NULL,
+      new_order_id text NOT NULL REFERENCES orders(order_id),
+      new_show_id text NOT NULL,
+      new_hold_id text NOT NULL UNIQUE,
+      new_ticket_ids text NOT NULL,
+      difference_cents integer NOT NULL,
+      created_at bigint NOT NULL
+    );
+    CREATE INDEX exchanges_by_old_order ON exchanges (old_order_id, created_at);
+    `,
+  },
+  {
     // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
     // and the lifted count are a change marker every process can poll cheaply.
     version: 16,

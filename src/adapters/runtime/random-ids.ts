@@ -1,7 +1,7 @@
 import { randomFillSync, randomInt } from 'node:crypto';
 import type { IdKind, IdSource } from '../../ports/runtime.js';
 
-const prefixes: Record<IdKind, string> = { user: 'usr', show: 'shw', hold: 'hld', order: 'ord', ticket: 'tkt', flashSale: 'fls', codePool: 'cpl', bargain: 'brg', bargainOrder: 'bgo', auditEntry: 'aud', notification: 'ntf', waitlistEntry: 'wle', block: 'blk', queue: 'que', refund: 'rfd' };
+const prefixes: Record<IdKind, string> = { user: 'usr', show: 'shw', hold: 'hld', order: 'ord', ticket: 'tkt', flashSale: 'fls', codePool: 'cpl', bargain: 'brg', bargainOrder: 'bgo', auditEntry: 'aud', notification: 'ntf', waitlistEntry: 'wle', refund: 'rfd', exchange: 'exg', block: 'blk', queue: 'que' };
 // No 0/O, 1/I/L: codes are read aloud at the door.
 const codeAlphabet = '23456789ABCDEFGHJKMNPQRSTUVWXYZ';
 const ticketCodeLength = 12;

@@ -472,6 +472,23 @@ export const migrations: readonly Migration[] = [
   CREATE UNIQUE INDEX waitlist_by_hold ON waitlist_entries (hold_id) WHERE hold_id IS NOT NULL;
   CREATE INDEX waitlist_by_user ON waitlist_entries (user_id, joined_at);
   `,
+  // Exchanges (issue 25 item 4, 改签): one row per completed swap; one exchange per new hold.
+  `
+  CREATE TABLE exchanges (
+    exchange_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    old_order_id TEXT NOT NULL REFERENCES orders(order_id),
+    old_show_id TEXT NOT NULL,
+    old_ticket_ids TEXT NOT NULL,
+    new_order_id TEXT NOT NULL REFERENCES orders(order_id),
+    new_show_id TEXT NOT NULL,
+    new_hold_id TEXT NOT NULL UNIQUE,
+    new_ticket_ids TEXT NOT NULL,
+    difference_cents INTEGER NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX exchanges_by_old_order ON exchanges (old_order_id, created_at);
+  `,
   // Issue 24 item 4: the blocklist. Entries are never deleted (a lift is a state), so the count
   // and the lifted count are a change marker every process can poll cheaply.
   `

@@ -20,6 +20,7 @@ import { sqliteOrders } from './orders.js';
 import { sqliteOutbox, sqliteOutboxWriter } from './outbox.js';
 import { sqlitePayments } from './payments.js';
 import { sqliteRefunds } from './refunds.js';
+import { sqliteExchanges } from './exchanges.js';
 import { sqliteShowCancellations } from './show-cancellations.js';
 import { sqliteSettings } from './settings.js';
 import { sqliteBlocklist } from './blocklist.js';
@@ -119,9 +120,10 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteOutbox(db, gc),
     ...sqliteSweeps(db, gc),
     ...sqliteWaitlist(db, gc, offerWaitlist),
-    ...sqliteWaitingRooms(db, gc, ob),
     ...sqliteRefunds(db, gc, shows, shared, ob),
+    ...sqliteExchanges(db, gc, shows, shared, ob),
     ...sqliteShowCancellations(db, gc, shared, ob),
+    ...sqliteWaitingRooms(db, gc, ob),
     async ping() {
       db.prepare('SELECT 1').get();
     },

@@ -17,7 +17,8 @@ import { guard, requireUser } from '../auth.js';
 import { HttpError } from '../http-error.js';
 import { countAnswers, holdResultOf } from '../outcome-counting.js';
 import {
-  ExtendHoldBody, HoldBody, HoldHeaders, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse, ShowParams, TicketResponse, errorResponses,
+  ExtendHoldBody, HoldBody, HoldHeaders, HoldParams, HoldResponse, MyHoldResponse, MyHoldsQuery, OrderBody, OrderHeaders, OrderParams, OrderResponse, PageQuery, RefundBody, RefundResponse,
+  ShowParams, TicketResponse, errorResponses,
 } from '../schemas.js';
 
 const idempotencyKeyPattern = /^[A-Za-z0-9._:-]+$/;

@@ -14,6 +14,7 @@ import type { OutboxStore } from './outbox.js';
 import type { PaymentStore } from './payments.js';
 import type { SettingsStore } from './settings.js';
 import type { RefundStore, ShowCancellationStore } from './refunds.js';
+import type { ExchangeStore } from './exchanges.js';
 import type { ShowStore } from './shows.js';
 import type { SweepStore } from './sweeps.js';
 import type { TicketStore } from './tickets.js';
@@ -38,6 +39,7 @@ export * from './orders.js';
 export * from './outbox.js';
 export * from './payments.js';
 export * from './refunds.js';
+export * from './exchanges.js';
 export * from './settings.js';
 export * from './shows.js';
 export * from './sweeps.js';
@@ -56,7 +58,7 @@ export * from './waiting-rooms.js';
  * Adapters: src/adapters/sqlite (default), src/adapters/postgres. A Redis adapter should be able
  * to implement each operation as one Lua script.
  */
-export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, BlocklistStore, WaitingRoomStore, DiscountStore, RefundStore, ShowCancellationStore {
+export interface Store extends UserStore, ShowStore, InventoryStore, OrderStore, PaymentStore, TicketStore, IdempotencyStore, AuditStore, WebhookStore, SettingsStore, FlashSaleStore, BargainStore, OutboxStore, CodePoolStore, ExportStore, SweepStore, NotificationStore, ChangeLogStore, WaitlistStore, RefundStore, ShowCancellationStore, ExchangeStore, BlocklistStore, WaitingRoomStore, DiscountStore {
   /** Cheap liveness check of the backend (readiness probe). */
   ping(): Promise<void>;
   close(): Promise<void>;

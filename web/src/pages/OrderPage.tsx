@@ -6,6 +6,7 @@ import { useTick } from '../hooks';
 import { t } from '../i18n';
 import { linesName, type Line } from '../lines';
 import { holdsChanged, refreshHolds } from '../my-holds';
+import { ExchangePanel } from './ExchangePanel';
 import { RefundPanel } from './RefundPanel';
 import { TicketCard } from './TicketCard';
 import { TicketsPdfLink } from './TicketsPdfLink';
@@ -145,6 +146,7 @@ export function OrderPage({ orderId }: { orderId: string }) {
       {(order.kind ?? 'SHOW') === 'SHOW' && (order.status === 'TICKETED' || order.status === 'REFUND_PENDING' || order.status === 'REFUNDED') && (
         <RefundPanel order={order} onChanged={() => setWatching((w) => w + 1)} />
       )}
+      {(order.kind ?? 'SHOW') === 'SHOW' && order.status === 'TICKETED' && <ExchangePanel order={order} />}
     </section>
   );
 }

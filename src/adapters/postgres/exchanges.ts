@@ -1,0 +1,109 @@
+import type { Ticket } from '../../domain/index.js';
+import type { ExchangeStore, InventoryChanges, SeatChange, StockChange, SwapExchangeOutcome } from '../../ports/engine/index.js';
+import { exchangeCompleted, exchangeParams, toExchange, type ExchangeRow } from '../shared/exchange-records.js';
+import { ticketsIssued } from '../shared/outbox-drafts.js';
+import { unexpected, type PgDb } from './db.js';
+import { appendOutbox } from './outbox.js';
+import { countSold, sell } from './payments.js';
+import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
+import { moveUserUnits, refuse } from './stock.js';
+import { countDoor } from './tickets.js';
+
+interface OldTicket { ticket_id: string; section_id: string; seat_id: string | null }
+
+/**
+ * The exchange swap on READ COMMITTED, one transaction: the new hold's conditional confirm and the
+ * old tickets' conditional revoke are row-locked compare-and-sets, so an expiry (or a check-in,
+ * refund or second exchange) racing it either waits and finds the row changed, or wins and this
+ * swap rolls back whole.
+ */
+export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
+  return {
+    async swapExchange(input) {
+      const e = input.exchange;
+      const result = await db.tx('swapExchange', async (c): Promise<SwapExchangeOutcome> => {
+        // The hold row first (the lock order of settlePayment: hold, then its seats).
+        const moved = await c.query<HoldRow>(
+          `UPDATE holds SET status = 'CONFIRMED' WHERE hold_id = $1 AND user_id = $2 AND status = 'ACTIVE' AND expires_at > $3 RETURNING *`,
+          [e.newHoldId, e.userId, input.now]);
+        const holdRow = moved.rows[0];
+        if (holdRow === undefined) return { ok: false, stale: 'hold' };
+        const soldSeats = await sell(c, holdRow);
+        const sold: InventoryChanges = { showId: e.newShowId, seats: soldSeats, stock: await countSold(c, holdRow) };
+        const hold = (await loadHolds(c, [holdRow]))[0];
+        if (hold === undefined) return refuse({ ok: false, stale: 'hold' } as const);
+        const oldHoldId = ((await c.query<{ hold_id: string }>('SELECT hold_id FROM orders WHERE order_id = $1', [e.oldOrderId])).rows[0])?.hold_id;
+        const revoked = await c.query<OldTicket>(
+          `UPDATE tickets SET status = 'INVALID' WHERE ticket_id = ANY($1::text[]) AND order_id = $2 AND status = 'VALID'
+           RETURNING ticket_id, section_id, seat_id`, [e.oldTicketIds, e.oldOrderId]);
+        if (revoked.rows.length !== e.oldTicketIds.length) return refuse({ ok: false, stale: 'ticket' } as const);
+        const seats: SeatChange[] = [];
+        const seatIds = revoked.rows.flatMap((t) => (t.seat_id === null ? [] : [t.seat_id])).sort();
+        if (seatIds.length > 0) {
+          const freed = await c.query<{ seat_id: string; version: number }>(
+            `UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, version = version + 1
+             WHERE show_id = $1 AND seat_id = ANY($2::text[]) AND status = 'SOLD' RETURNING seat_id, version`, [e.oldShowId, seatIds]);
+          for (const s of freed.rows) seats.push({ seatId: s.seat_id, status: 'AVAILABLE', holdId: null, version: Number(s.version) });
+          // The seat's live claim goes with it, or its next hold would hit "one live claim per seat".
+          await c.query('UPDATE hold_lines SET claim = NULL WHERE hold_id = $1 AND seat_id = ANY($2::text[]) AND claim', [oldHoldId, seatIds]);
+        }
+        // Counted units go back to the buckets the old hold's lines took them from, each at most what
+        // its line took (a claim may span buckets), buckets locked in key order (the lock order of stock.ts).
+        const stock: StockChange[] = [];
+        const bySection = new Map<string, number>();
+        for (const t of revoked.rows) bySection.set(t.section_id, (bySection.get(t.section_id) ?? 0) + 1);
+        const { rows: lines } = await c.query<{ section_id: string; bucket: number; quantity: number }>(
+          'SELECT section_id, bucket, sum(quantity)::int AS quantity FROM hold_lines WHERE hold_id = $1 AND bucket IS NOT NULL GROUP BY section_id, bucket ORDER BY section_id, bucket',
+          [oldHoldId]);
+        const back = new Map<string, { sectionId: string; bucket: number; n: number }>();
+        for (const line of lines) {
+          const left = bySection.get(line.section_id) ?? 0;
+          const n = Math.min(left, line.quantity);
+          if (n <= 0) continue;
+          bySection.set(line.section_id, left - n);
+          back.set(`${line.section_id}/${line.bucket}`, { sectionId: line.section_id, bucket: line.bucket, n });
+        }
+        const bySectionChange = new Map<string, StockChange & { buckets: { bucket: number; available: number; version: number }[] }>();
+        for (const { sectionId, bucket, n } of back.values()) {
+          const given = await c.query<{ bucket: number; available: number; version: number }>(
+            `UPDATE stock_buckets SET available = available + $4::int, version = version + 1
+             WHERE show_id = $1 AND section_id = $2 AND bucket = $3 RETURNING bucket, available, version`, [e.oldShowId, sectionId, bucket, n]);
+          const row = given.rows[0];
+          if (row === undefined) continue;
+          const change = bySectionChange.get(sectionId) ?? { sectionId, delta: 0, buckets: [] };
+          bySectionChange.set(sectionId, { ...change, delta: change.delta + n, buckets: [...change.buckets, { bucket: row.bucket, available: row.available, version: Number(row.version) }] });
+        }
+        stock.push(...bySectionChange.values());
+        await countDoor(c, e.oldShowId, -e.oldTicketIds.length, 0);
+        await moveUserUnits(c, e.userId, e.oldShowId, -e.oldTicketIds.length);
+        // The new side: an order born TICKETED on the confirmed hold, and its tickets.
+        const order = await c.query<OrderRow>(
+          `INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, lines, amount_cents, status, payment_id, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, 'TICKETED', NULL, $8, $8) RETURNING *`,
+          [e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, JSON.stringify(hold.lines), input.amountCents, input.now]);
+        const newOrder = toOrder(order.rows[0] as OrderRow);
+        await c.query(
+          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
+           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2)
+           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, n)`,
+          [e.newOrderId, e.userId, e.newShowId, input.now, input.tickets.map((t) => t.ticketId), input.tickets.map((t) => t.sectionId),
+            input.tickets.map((t) => t.seatId), input.tickets.map((t) => t.code)]);
+        await countDoor(c, e.newShowId, input.tickets.length, 0);
+        await c.query(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
+          new_ticket_ids, difference_cents, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, exchangeParams(e));
+        const tickets: Ticket[] = input.tickets.map((draft) => ({
+          ticketId: draft.ticketId, orderId: e.newOrderId, userId: e.userId, showId: e.newShowId, sectionId: draft.sectionId, seatId: draft.seatId,
+          code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+        }));
+        const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
+        await appendOutbox(c, origin, input.now, [exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold)]);
+        return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
+      });
+      return result.ok ? result.value : unexpected('swapExchange', result);
+    },
+    async exchangesOfOrder(orderId) {
+      const { rows } = await db.query<ExchangeRow>('SELECT * FROM exchanges WHERE old_order_id = $1 ORDER BY created_at, exchange_id COLLATE "C"', [orderId]);
+      return rows.map(toExchange);
+    },
+  };
+}

@@ -1,0 +1,87 @@
+import type { Database as Db } from 'better-sqlite3';
+import type { Ticket } from '../../domain/index.js';
+import type { ExchangeStore, InventoryChanges, SeatChange, StockChange, SwapExchangeInput, SwapExchangeOutcome } from '../../ports/engine/index.js';
+import { exchangeCompleted, exchangeParams, toExchange, type ExchangeRow } from '../shared/exchange-records.js';
+import { ticketsIssued } from '../shared/outbox-drafts.js';
+import { Rollback, type GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
+import * as records from './records.js';
+import type { Shared } from './shared.js';
+import type { ShowCache } from './shows.js';
+
+interface OldTicket { ticket_id: string; show_id: string; section_id: string; seat_id: string | null; hold_id: string }
+
+/** The exchange swap as one transaction of compare-and-set steps (see ExchangeStore). */
+export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, shared: Shared, ob: OutboxWriter): ExchangeStore {
+  const q = {
+    // Guard: only the buyer's ACTIVE, unexpired hold is confirmed (an expiry that came first wins).
+    confirmHold: db.prepare(`UPDATE holds SET status = 'CONFIRMED' WHERE hold_id = ? AND user_id = ? AND status = 'ACTIVE' AND expires_at > ? RETURNING *`),
+    orderInsert: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at)
+      VALUES (?, ?, ?, ?, ?, ?, 'TICKETED', NULL, ?, ?) RETURNING *`),
+    ticketInsert: db.prepare(`INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'VALID', ?, (SELECT username_key FROM users WHERE user_id = ?))`),
+    countIssued: db.prepare(`INSERT INTO show_door_counts (show_id, admitting, checked_in) VALUES (?, ?, 0)
+      ON CONFLICT (show_id) DO UPDATE SET admitting = admitting + excluded.admitting`),
+    // Guard: only a VALID ticket of the old order is revoked (a check-in, refund or exchange that came first wins).
+    revoke: db.prepare(`UPDATE tickets SET status = 'INVALID' WHERE ticket_id = ? AND order_id = ? AND status = 'VALID'
+      RETURNING ticket_id, show_id, section_id, seat_id, (SELECT hold_id FROM orders WHERE order_id = tickets.order_id) AS hold_id`),
+    doorDown: db.prepare('UPDATE show_door_counts SET admitting = admitting - ? WHERE show_id = ?'),
+    seatFree: db.prepare(`UPDATE seats SET status = 'AVAILABLE', hold_id = NULL, version = version + 1
+      WHERE show_id = ? AND seat_id = ? AND status = 'SOLD' RETURNING version`),
+    unclaimSeat: db.prepare('UPDATE hold_lines SET claim = NULL WHERE hold_id = ? AND seat_id = ? AND claim = 1'),
+    stockUp: db.prepare('UPDATE sections SET available = available + ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? RETURNING available, stock_version'),
+    unitsDown: db.prepare('UPDATE user_show_units SET units = units - ? WHERE user_id = ? AND show_id = ?'),
+    insert: db.prepare(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
+      new_ticket_ids, difference_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    ofOrder: db.prepare('SELECT * FROM exchanges WHERE old_order_id = ? ORDER BY created_at, exchange_id'),
+  };
+  const counted = (showId: string, sectionId: string): boolean => shows.get(showId)?.sections.get(sectionId)?.counted ?? false;
+
+  function swap(input: SwapExchangeInput): SwapExchangeOutcome {
+    const e = input.exchange;
+    const holdRow = q.confirmHold.get(e.newHoldId, e.userId, input.now) as records.HoldRow | undefined;
+    if (holdRow === undefined) return { ok: false, stale: 'hold' };
+    const sold = shared.sell(holdRow);
+    if (sold === false) throw new Rollback<SwapExchangeOutcome>({ ok: false, stale: 'hold' });
+    // The old side first: a ticket that is no longer VALID undoes the whole swap.
+    const seats: SeatChange[] = [];
+    const bySection = new Map<string, number>();
+    for (const ticketId of e.oldTicketIds) {
+      const t = q.revoke.get(ticketId, e.oldOrderId) as OldTicket | undefined;
+      if (t === undefined) throw new Rollback<SwapExchangeOutcome>({ ok: false, stale: 'ticket' });
+      if (t.seat_id !== null) {
+        const freed = q.seatFree.get(t.show_id, t.seat_id) as { version: number } | undefined;
+        if (freed !== undefined) seats.push({ seatId: t.seat_id, status: 'AVAILABLE', holdId: null, version: freed.version });
+        q.unclaimSeat.run(t.hold_id, t.seat_id);
+      }
+      bySection.set(t.section_id, (bySection.get(t.section_id) ?? 0) + 1);
+    }
+    const stock: StockChange[] = [];
+    for (const [sectionId, n] of bySection) {
+      const after = q.stockUp.get(n, e.oldShowId, sectionId) as records.StockRow;
+      if (counted(e.oldShowId, sectionId)) stock.push({ sectionId, delta: n, buckets: [records.toBucket(after)] });
+    }
+    q.doorDown.run(e.oldTicketIds.length, e.oldShowId);
+    q.unitsDown.run(e.oldTicketIds.length, e.userId, e.oldShowId);
+    // The new side: an order born TICKETED on the confirmed hold, and its tickets.
+    const orderRow = q.orderInsert.get(e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, input.amountCents, input.now, input.now) as records.OrderRow;
+    const tickets: Ticket[] = input.tickets.map((draft, i) => {
+      q.ticketInsert.run(draft.ticketId, e.newOrderId, e.userId, e.newShowId, draft.sectionId, draft.seatId, i + 1, draft.code, input.now, e.userId);
+      return {
+        ticketId: draft.ticketId, orderId: e.newOrderId, userId: e.userId, showId: e.newShowId, sectionId: draft.sectionId, seatId: draft.seatId,
+        code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+      };
+    });
+    q.countIssued.run(e.newShowId, tickets.length);
+    q.insert.run(...exchangeParams(e));
+    const newOrder = shared.order(orderRow);
+    const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
+    ob.append(input.now, [exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold)]);
+    return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
+  }
+
+  return {
+    swapExchange: (input) => gc.write('swapExchange', () => swap(input)),
+    exchangesOfOrder: async (orderId) => (q.ofOrder.all(orderId) as ExchangeRow[]).map(toExchange),
+  };
+}

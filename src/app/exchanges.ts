@@ -1,0 +1,97 @@
+import { checkExchangeWindow, planExchange, type ExchangeActor, type Ticket } from '../domain/index.js';
+import type { Exchange, TicketDraft } from '../ports/engine/index.js';
+import type { AppContext } from './context.js';
+import { AppError, found, unwrap } from './errors.js';
+import { holdSeats, releaseHold, type HoldRequest } from './holds.js';
+import { encodeTicketQr } from './ticket-qr.js';
+import { orderView, ticketView, type OrderView, type TicketView } from './views.js';
+
+export interface ExchangeCommand {
+  readonly userId: string;
+  readonly orderId: string;
+  /** The show of the new seats; the order's own show when absent. */
+  readonly showId: string | null;
+  readonly request: HoldRequest;
+}
+
+export interface ExchangeView {
+  readonly exchangeId: string;
+  readonly oldOrderId: string;
+  readonly oldTicketIds: string[];
+  readonly newOrderId: string;
+  readonly newShowId: string;
+  readonly differenceCents: number;
+  readonly createdAt: string;
+}
+
+export interface ExchangeResult {
+  readonly exchange: ExchangeView;
+  readonly order: OrderView;
+  readonly tickets: TicketView[];
+}
+
+const exchangeView = (e: Exchange): ExchangeView => ({
+  exchangeId: e.exchangeId, oldOrderId: e.oldOrderId, oldTicketIds: [...e.oldTicketIds], newOrderId: e.newOrderId, newShowId: e.newShowId,
+  differenceCents: e.differenceCents, createdAt: new Date(e.createdAt).toISOString(),
+});
+
+/** The new hold goes back at once when the swap does not happen (best effort: its expiry frees it anyway). */
+async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<void> {
+  try {
+    await releaseHold(ctx, userId, holdId);
+  } catch {
+    // Already lapsed or confirmed: nothing to give back.
+  }
+}
+
+/**
+ * An exchange (改签) of a whole TICKETED order: the new seats are HELD first through the ordinary
+ * hold claim (same show or another), then one store operation swaps them in, all or nothing. If
+ * anything refuses, the buyer keeps the old tickets and the new hold is released. The buyer may
+ * exchange until the show's exchangeUntilHoursBefore; an admin (organizer) any time. Someone
+ * else's order is 404. Only even swaps (same total price) are supported.
+ */
+export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): Promise<ExchangeResult> {
+  const order = await ctx.store.getOrder(command.orderId);
+  const viewer = order === null || order.userId === command.userId ? null : await ctx.store.getUser(command.userId);
+  const admin = viewer?.role === 'ADMIN';
+  const visible = found(order !== null && (order.userId === command.userId || admin) ? order : null, 'ORDER_NOT_FOUND', 'no such order');
+  const oldShow = found(await ctx.store.getShow(visible.showId), 'SHOW_NOT_FOUND', 'no such show');
+  const actor: ExchangeActor = admin ? 'ORGANIZER' : 'BUYER';
+  // Refusals that need no new seats are given before any hold is placed.
+  unwrap(checkExchangeWindow(oldShow, actor, ctx.clock.now()));
+  if (visible.status !== 'TICKETED') throw new AppError('ORDER_NOT_TICKETED', `an order in ${visible.status} cannot be exchanged`, { status: visible.status });
+  const newShowId = command.showId ?? visible.showId;
+  // The hold is the buyer's, whoever asks (an organizer exchanges on the buyer's behalf).
+  const { hold } = await holdSeats(ctx, { userId: visible.userId, showId: newShowId, request: command.request });
+  try {
+    const newShow = found(await ctx.store.getShow(newShowId), 'SHOW_NOT_FOUND', 'no such show');
+    const seatedByQuantity = hold.lines.some((l) => l.kind === 'UNITS' && newShow.seatMap.sections.find((s) => s.id === l.sectionId)?.kind === 'SEATED');
+    if (seatedByQuantity) throw new AppError('EXCHANGE_NOT_ALLOWED', 'exchanges into a seated section sold by quantity are not supported; choose seats');
+    const now = ctx.clock.now();
+    const tickets = await ctx.store.ticketsByOrder(visible.orderId);
+    const plan = unwrap(planExchange({ order: visible, tickets, newHold: hold, actor, now }, oldShow));
+    const drafts: TicketDraft[] = hold.lines.flatMap((line) =>
+      (line.kind === 'SEATS' ? line.seatIds.map((seatId): string | null => seatId) : Array.from({ length: line.quantity }, (): string | null => null))
+        .map((seatId) => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode(), sectionId: line.sectionId, seatId })));
+    const exchange: Exchange = {
+      exchangeId: ctx.ids.newId('exchange'), userId: visible.userId, oldOrderId: visible.orderId, oldShowId: visible.showId, oldTicketIds: plan.oldTicketIds,
+      newOrderId: ctx.ids.newId('order'), newShowId, newHoldId: hold.holdId, newTicketIds: drafts.map((d) => d.ticketId), differenceCents: plan.differenceCents, createdAt: now,
+    };
+    const outcome = await ctx.store.swapExchange({ exchange, tickets: drafts, amountCents: hold.totalPriceCents, now });
+    if (!outcome.ok) {
+      // Nothing was written: the buyer keeps the old tickets.
+      if (outcome.stale === 'hold') throw new AppError('HOLD_EXPIRED', 'the new seats\' hold lapsed before the exchange; your tickets are unchanged');
+      throw new AppError('ORDER_NOT_TICKETED', 'a ticket of this order changed meanwhile (used, refunded or exchanged); your tickets are unchanged');
+    }
+    ctx.telemetry.ticketsIssued(outcome.tickets.length);
+    return {
+      exchange: exchangeView(outcome.exchange),
+      order: orderView(outcome.newOrder),
+      tickets: outcome.tickets.map((t: Ticket) => ticketView(t, encodeTicketQr(ctx.signer, t))),
+    };
+  } catch (error) {
+    await letGo(ctx, visible.userId, hold.holdId);
+    throw error;
+  }
+}

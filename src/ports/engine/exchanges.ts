@@ -1,0 +1,68 @@
+import type { Order, Ticket } from '../../domain/index.js';
+import type { InventoryChanges, Stale } from './common.js';
+import type { TicketDraft } from './tickets.js';
+
+/** One exchange (改签) of a whole order for the seats of a new hold; recorded once it is done. */
+export interface Exchange {
+  readonly exchangeId: string;
+  readonly userId: string;
+  readonly oldOrderId: string;
+  readonly oldShowId: string;
+  readonly oldTicketIds: readonly string[];
+  /** The order the new tickets belong to (created TICKETED by the swap, on the new hold). */
+  readonly newOrderId: string;
+  readonly newShowId: string;
+  readonly newHoldId: string;
+  readonly newTicketIds: readonly string[];
+  /** New price minus old price (0 for the even swaps supported now). */
+  readonly differenceCents: number;
+  readonly createdAt: number;
+}
+
+export interface SwapExchangeInput {
+  /** The exchange as it will be stored; newTicketIds are the drafts' ids. */
+  readonly exchange: Exchange;
+  /** One draft per unit of the new hold's lines, in line order (seat lines name their seat). */
+  readonly tickets: readonly TicketDraft[];
+  /** The new order's price (the new hold's total). */
+  readonly amountCents: number;
+  readonly now: number;
+}
+
+export type SwapExchangeOutcome =
+  | {
+      readonly ok: true;
+      readonly exchange: Exchange;
+      readonly newOrder: Order;
+      readonly tickets: readonly Ticket[];
+      /** The old show's seats and units given back. */
+      readonly changes: InventoryChanges;
+      /** The new show's seats sold from the hold. */
+      readonly newShowChanges: InventoryChanges;
+    }
+  /**
+   * Nothing written: the new hold is no longer the buyer's ACTIVE, unexpired hold (it lapsed or was
+   * used first), or an old ticket is no longer VALID (a check-in, a refund or another exchange came first).
+   */
+  | Stale<'hold' | 'ticket'>;
+
+/**
+ * Exchanges (issue 25 item 4). The swap is one transaction: either the buyer has the new tickets
+ * and the old ones are revoked, or nothing changed (they keep the old tickets; the new hold is
+ * left as it was for the caller to release).
+ */
+export interface ExchangeStore {
+  /**
+   * One transaction. Guards, each a conditional update (any miss rolls everything back):
+   * the new hold ACTIVE -> CONFIRMED only if it is the buyer's and expires after `now` (else stale
+   * 'hold'), its seats HELD -> SOLD; each old ticket VALID -> INVALID only if it is of the old order
+   * (else stale 'ticket'). Effects: a new TICKETED order on the new hold (idempotency key
+   * `exchange:{exchangeId}`), one VALID ticket per draft, door counts moved on both shows; the old
+   * seats SOLD -> AVAILABLE (their hold line's claim cleared), units back to their sections' stock,
+   * the buyer's units of the old show down; the exchange row (unique per new hold); outbox
+   * 'exchange.completed' with the freed changes and 'tickets.issued' for the new order with the sold ones.
+   */
+  swapExchange(input: SwapExchangeInput): Promise<SwapExchangeOutcome>;
+  /** Exchanges that gave up this order's tickets (at most one today), oldest first. */
+  exchangesOfOrder(orderId: string): Promise<Exchange[]>;
+}

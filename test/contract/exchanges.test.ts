@@ -1,0 +1,164 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hold, SettlementPlan, Show, Ticket } from '../../src/domain/index.js';
+import type { Exchange, TicketDraft } from '../../src/ports/engine/index.js';
+import { storeFactories, type TestStoreHandle } from '../support/stores.js';
+import { audit, claimBase, ga, held, id, minute, newShow, newUser, orderAwaitingPayment, seated, T0 } from './fixtures.js';
+
+/**
+ * Exchanges (issue 25 item 4): swapExchange confirms the new hold, issues its tickets on a new
+ * TICKETED order, revokes the old tickets and frees their seats, all in one transaction; a lapsed
+ * new hold or a changed old ticket leaves everything as it was. Race: the swap against the new
+ * hold's expiry — exactly one wins, never old tickets revoked without new ones.
+ */
+describe.each(storeFactories)('exchanges on $name', (factory) => {
+  let h: TestStoreHandle;
+  beforeAll(async () => {
+    h = await factory.open();
+  });
+  afterAll(async () => h?.close());
+
+  const draftsOf = (hold: Hold): TicketDraft[] => hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
+    ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId }))
+    : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
+
+  async function ticketed(hold: Hold): Promise<{ orderId: string; tickets: readonly Ticket[] }> {
+    const { order, payment } = await orderAwaitingPayment(h.store, hold);
+    const plan: SettlementPlan = {
+      kind: 'SELL', now: T0 + 10,
+      payment: { paymentId: payment.paymentId, receivedCents: null, from: 'PENDING', to: 'SUCCEEDED' },
+      order: { orderId: order.orderId, from: 'PENDING_PAY', to: 'PAID' },
+      hold: { holdId: hold.holdId, from: 'ACTIVE', to: 'CONFIRMED' },
+    };
+    if (!(await h.store.settlePayment(plan)).ok) throw new Error('settle');
+    const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: draftsOf(hold), now: T0 + 20 });
+    if (!issued.ok) throw new Error(`issue: ${JSON.stringify(issued)}`);
+    return { orderId: order.orderId, tickets: issued.tickets };
+  }
+
+  function swapInput(userId: string, old: { orderId: string; tickets: readonly Ticket[] }, oldShow: Show, newHold: Hold, now: number) {
+    const tickets = draftsOf(newHold);
+    const exchange: Exchange = {
+      exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: oldShow.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
+      newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, createdAt: now,
+    };
+    return { exchange, tickets, amountCents: newHold.totalPriceCents, now };
+  }
+
+  it('swaps in one step: new tickets VALID on a new TICKETED order, old ones INVALID, old seats free again, one outbox event', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-1', 'A-1-2'] })));
+    const newHold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100 }), seatIds: ['A-1-7', 'A-1-8'] }));
+    const before = await h.store.doorCounts(show.showId);
+    const input = swapInput(userId, old, show, newHold, T0 + 200);
+    const head = await h.store.outboxHead();
+    const swapped = await h.store.swapExchange(input);
+    expect(swapped.ok).toBe(true);
+    if (!swapped.ok) return;
+    expect(swapped.newOrder).toMatchObject({ orderId: input.exchange.newOrderId, status: 'TICKETED', holdId: newHold.holdId, showId: show.showId });
+    expect(swapped.tickets.map((t) => t.seatId)).toEqual(['A-1-7', 'A-1-8']);
+    expect(swapped.changes.seats.map((s) => [s.seatId, s.status]).sort()).toEqual([['A-1-1', 'AVAILABLE'], ['A-1-2', 'AVAILABLE']]);
+    expect(swapped.newShowChanges.seats.map((s) => [s.seatId, s.status]).sort()).toEqual([['A-1-7', 'SOLD'], ['A-1-8', 'SOLD']]);
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['INVALID', 'INVALID']);
+    expect((await h.store.ticketsByOrder(input.exchange.newOrderId)).map((t) => t.status)).toEqual(['VALID', 'VALID']);
+    expect((await h.store.revokedTicketIds(show.showId, 10)).sort()).toEqual(old.tickets.map((t) => t.ticketId).sort());
+    expect((await h.store.doorCounts(show.showId)).admitting).toBe(before.admitting);
+    expect((await h.store.getHold(newHold.holdId))?.status).toBe('CONFIRMED');
+    expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([input.exchange]);
+    const { events } = await h.store.readOutbox(head, 100);
+    expect(events.map((e) => e.type)).toEqual(['exchange.completed', 'tickets.issued']);
+    expect(events[0]?.changes?.seats.map((s) => s.seatId).sort()).toEqual(['A-1-1', 'A-1-2']);
+    expect(events[0]?.data).toMatchObject({ orderId: old.orderId, userId, showId: show.showId, oldTicketIds: input.exchange.oldTicketIds, newTicketIds: input.exchange.newTicketIds });
+    // The old seat is for sale again (its live claim went with it).
+    expect((await h.store.claimSeats({ ...claimBase(show, await newUser(h.store), { now: T0 + 300 }), seatIds: ['A-1-1'] })).ok).toBe(true);
+    // Once: the old tickets are gone, so a second swap of the same order (another hold) changes nothing.
+    const again = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 300 }), seatIds: ['A-1-9', 'A-1-10'] }));
+    expect(await h.store.swapExchange(swapInput(userId, old, show, again, T0 + 400))).toEqual({ ok: false, stale: 'ticket' });
+    expect((await h.store.getHold(again.holdId))?.status).toBe('ACTIVE');
+  });
+
+  it('to another show with general admission: units back to the old section, new units sold, the buyer\'s count moves', async () => {
+    const showA = await newShow(h.store, [ga('G', 10, 4000)]);
+    const showB = await newShow(h.store, [ga('G', 10, 4000)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimUnits({ ...claimBase(showA, userId), sectionId: 'G', quantity: 2 })));
+    const newHold = held(await h.store.claimUnits({ ...claimBase(showB, userId, { now: T0 + 100 }), sectionId: 'G', quantity: 2 }));
+    const swapped = await h.store.swapExchange(swapInput(userId, old, showA, newHold, T0 + 200));
+    expect(swapped.ok).toBe(true);
+    const a = await audit(h.store, showA.showId);
+    expect(a.sections[0]).toMatchObject({ available: 10 });
+    expect(a.userUnits?.find((u) => u.userId === userId)?.units ?? 0).toBe(0);
+    expect((await audit(h.store, showB.showId)).sections[0]).toMatchObject({ available: 8 });
+  });
+
+  it('a new hold that expired before the swap: stale hold, nothing changed (old tickets VALID, the hold as it was)', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-3'] })));
+    const newHold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100, ttl: minute }), seatIds: ['A-1-4'] }));
+    const input = swapInput(userId, old, show, newHold, newHold.expiresAt + 1);
+    expect(await h.store.swapExchange(input)).toEqual({ ok: false, stale: 'hold' });
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['VALID']);
+    expect(await h.store.getOrder(input.exchange.newOrderId)).toBeNull();
+    expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([]);
+    expect((await h.store.getHold(newHold.holdId))?.status).toBe('ACTIVE');
+    // A hold the buyer let go (or that lapsed) before its end is not ACTIVE: its seats are no longer the buyer's.
+    const gone = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100 }), seatIds: ['A-1-6'] }));
+    expect((await h.store.lapseHold({ holdId: gone.holdId, event: 'RELEASE', expectedExpiresAt: gone.expiresAt, now: T0 + 150 })).ok).toBe(true);
+    expect(await h.store.swapExchange(swapInput(userId, old, show, gone, T0 + 200))).toEqual({ ok: false, stale: 'hold' });
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['VALID']);
+    // Someone else's hold is not the buyer's to swap in.
+    const theirs = held(await h.store.claimSeats({ ...claimBase(show, await newUser(h.store), { now: T0 + 100 }), seatIds: ['A-1-5'] }));
+    expect(await h.store.swapExchange(swapInput(userId, old, show, theirs, T0 + 200))).toEqual({ ok: false, stale: 'hold' });
+  });
+
+  it('an old ticket no longer VALID rolls the whole swap back: the new hold stays ACTIVE, its seats HELD, no new order', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-1', 'A-1-2'] })));
+    const used = old.tickets[1] as Ticket;
+    expect((await h.store.checkIn({ ticket: { ...used, status: 'USED', usedAt: T0 + 50 }, expectedStatus: 'VALID' })).ok).toBe(true);
+    const newHold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100 }), seatIds: ['A-1-7', 'A-1-8'] }));
+    const input = swapInput(userId, old, show, newHold, T0 + 200);
+    expect(await h.store.swapExchange(input)).toEqual({ ok: false, stale: 'ticket' });
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['VALID', 'USED']);
+    expect((await h.store.getHold(newHold.holdId))?.status).toBe('ACTIVE');
+    expect(await h.store.getOrder(input.exchange.newOrderId)).toBeNull();
+    // The new seats are still only held: the buyer's release frees them.
+    const released = await h.store.lapseHold({ holdId: newHold.holdId, event: 'RELEASE', expectedExpiresAt: newHold.expiresAt, now: T0 + 300 });
+    expect(released.ok && released.changes?.seats.map((s) => s.status)).toEqual(['AVAILABLE', 'AVAILABLE']);
+  });
+
+  it('race: the swap against the new hold\'s expiry, many times: exactly one wins, never old tickets revoked without new ones', async () => {
+    const show = await newShow(h.store, [seated('A', 10, 10)]);
+    let swaps = 0;
+    let expiries = 0;
+    for (let i = 0; i < 8; i++) {
+      const userId = await newUser(h.store);
+      const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: [`A-${i + 1}-1`] })));
+      const newHold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100, ttl: minute }), seatIds: [`A-${i + 1}-5`] }));
+      // Both at the same instant, just before the hold's end: each sees it due or not by its own clock.
+      const input = swapInput(userId, old, show, newHold, newHold.expiresAt - 1);
+      const [swapped, lapsed] = await Promise.all([
+        h.store.swapExchange(input),
+        h.store.lapseHold({ holdId: newHold.holdId, event: 'EXPIRE', expectedExpiresAt: newHold.expiresAt, now: newHold.expiresAt }),
+      ]);
+      expect(swapped.ok !== lapsed.ok).toBe(true);
+      const oldStatuses = (await h.store.ticketsByOrder(old.orderId)).map((t) => t.status);
+      const newTickets = await h.store.ticketsByOrder(input.exchange.newOrderId);
+      if (swapped.ok) {
+        swaps++;
+        expect(oldStatuses).toEqual(['INVALID']);
+        expect(newTickets.map((t) => t.status)).toEqual(['VALID']);
+        expect((await h.store.getHold(newHold.holdId))?.status).toBe('CONFIRMED');
+      } else {
+        expiries++;
+        expect(swapped).toEqual({ ok: false, stale: 'hold' });
+        expect(oldStatuses).toEqual(['VALID']);
+        expect(newTickets).toEqual([]);
+        expect((await h.store.getHold(newHold.holdId))?.status).toBe('EXPIRED');
+      }
+    }
+    expect(swaps + expiries).toBe(8);
+  });
+});

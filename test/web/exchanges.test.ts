@@ -1,0 +1,58 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { adminClient, ApiClient } from '../support/api-client.js';
+import { startTestNode, type TestNode } from '../support/backend.js';
+import { eventually } from '../support/wait.js';
+import { buyerApi, ensureWebBuilt, hasChromium, launch, signedInContext, watchConsole } from './browser.js';
+
+let t: TestNode & { baseUrl: string };
+let browser: Browser;
+let admin: ApiClient;
+
+describe.skipIf(!hasChromium)('web front end: exchange 改签 (issue 25 item 4)', () => {
+  beforeAll(async () => {
+    ensureWebBuilt();
+    [t, browser] = await Promise.all([startTestNode(), launch()]);
+    admin = await adminClient(t.node.app);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('a buyer exchanges a ticket for another seat from the order page (en), and the panel reads in zh-CN', async () => {
+    const now = Date.now();
+    const created = await admin.request('POST', '/api/v1/admin/shows', {
+      title: 'Exchangeable', venue: 'Hall', city: 'Shanghai', exchangeUntilHoursBefore: 24,
+      startsAt: new Date(now + 10 * 86_400_000).toISOString(), saleStartsAt: new Date(now - 60_000).toISOString(), saleEndsAt: new Date(now + 5 * 86_400_000).toISOString(),
+      seatMap: { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 5000 }] },
+    });
+    const showId = created.body.showId as string;
+    const username = 'webexchange1';
+    const api = await buyerApi(t.node.app, username);
+    const hold = await api.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] });
+    const order = (await api.request('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': 'wx1' })).body;
+    await api.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' });
+    await eventually(async () => ((await api.request('GET', `/api/v1/orders/${order.orderId}`)).body.status === 'TICKETED' ? true : undefined));
+
+    const zh = await signedInContext(browser, api, username, 'BUYER', { locale: 'zh-CN' });
+    const zhPage = await zh.newPage();
+    await zhPage.goto(`${t.baseUrl}/orders/${order.orderId}`);
+    await zhPage.getByRole('heading', { name: '改签' }).waitFor();
+    await zh.close();
+
+    const context = await signedInContext(browser, api, username, 'BUYER');
+    const errors = watchConsole(context);
+    const page = await context.newPage();
+    await page.goto(`${t.baseUrl}/orders/${order.orderId}`);
+    await page.getByTestId('exchange-seats').fill('A-2-5');
+    await page.getByTestId('exchange-send').click();
+    await page.getByTestId('exchange-new-order').waitFor();
+    const old = (await api.request('GET', `/api/v1/orders/${order.orderId}`)).body;
+    expect(old.tickets.map((k: { status: string }) => k.status)).toEqual(['INVALID']);
+    await page.getByTestId('exchange-new-order').click();
+    await page.getByText('A-2-5').first().waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+});
