@@ -74,7 +74,7 @@ export interface Config {
   readonly seatMapStreamsMax: number;
   /** Load shedding: buying requests in flight past which holds (then orders and payments) answer 503 BUSY. */
   readonly loadShedding: { readonly inflightMax: number; readonly moneyInflightMax: number };
-  /** Fault injection for the drills (TICKETRUSH_FAULT_*): off by default, refused in production mode. */
+  /** Fault injection for the drills (the TICKETRUSH_FAULT_PROVIDER_ERROR_RATE family of switches): off by default, refused in production mode. */
   readonly faults: Faults;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
   readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
@@ -419,7 +419,7 @@ function loadFaults(env: Env): Faults {
     }),
   });
   if (!anyFault(faults)) return noFaults;
-  if (env.NODE_ENV === 'production') throw new ConfigError('TICKETRUSH_FAULT_* switches are for drills and refused in production mode (NODE_ENV=production)');
+  if (env.NODE_ENV === 'production') throw new ConfigError('the fault switches (TICKETRUSH_FAULT_PROVIDER_ERROR_RATE, TICKETRUSH_FAULT_PROVIDER_DELAY_MS, TICKETRUSH_FAULT_EXPIRY_STOP_SECONDS) are for drills and refused in production mode (NODE_ENV=production)');
   return faults;
 }
 
