@@ -54,8 +54,8 @@ export async function disableDiscountCode(ctx: AppContext, rawCode: string, acto
 }
 
 /**
- * An order cancelled unpaid (its buyer called it off, its hold expired, its payment failed) gives
- * its discount use back. Fed by the outbox relay, so it holds whichever process cancelled the
+ * An order cancelled unpaid (its buyer called it off, its hold expired, its payment failed), or
+ * refunded whole (issue 25: a refund gives the use back), gives its discount use back. Fed by the outbox relay, so it holds whichever process cancelled the
  * order, and at least once: the store gives a use back only once per order.
  */
 export function discountReturnsSink(ctx: AppContext): OutboxSink {
@@ -63,12 +63,15 @@ export function discountReturnsSink(ctx: AppContext): OutboxSink {
     name: 'discount-returns',
     async deliver(events: readonly OutboxEvent[]) {
       for (const event of events) {
-        if (event.type !== 'order.cancelled') continue;
+        if (event.type !== 'order.cancelled' && event.type !== 'refund.completed') continue;
         const orderId = event.data.orderId;
         if (typeof orderId !== 'string') continue;
-        // Sold late since (its money arrived after the lapse): it keeps its use.
         const order = await ctx.store.getOrder(orderId);
-        if (order === null || order.discount === undefined || order.status === 'PAID' || order.status === 'TICKETED') continue;
+        if (order === null || order.discount === undefined) continue;
+        // A refund gives the use back once the whole order is refunded (a partial refund keeps it).
+        if (event.type === 'refund.completed' && order.status !== 'REFUNDED') continue;
+        // Sold late since (its money arrived after the lapse): it keeps its use.
+        if (event.type === 'order.cancelled' && (order.status === 'PAID' || order.status === 'TICKETED')) continue;
         await ctx.store.returnDiscountUse({ orderId, now: ctx.clock.now() });
       }
     },

@@ -253,6 +253,9 @@ export const OrderResponse = Type.Object({
   refundedCents: Type.Integer({ description: 'What refunds have given back so far (a whole refund: status REFUNDED)' }),
   createdAt: Type.String(),
   updatedAt: Type.String(),
+  checkoutUrl: Type.Optional(Type.String({ description: 'Present when the payment provider has a hosted page (Stripe Checkout): send the buyer there to pay' })),
+  contact: Type.Optional(ContactSchema),
+  discount: Type.Optional(Type.Object({ code: Type.String(), discountCents: Type.Integer({ description: 'Taken off the price; amountCents is net of it' }) })),
 });
 
 export const RefundBody = Type.Object({
@@ -273,9 +276,6 @@ export const RefundResponse = Type.Object({
   requestedBy: Type.Union([Type.Literal('BUYER'), Type.Literal('ORGANIZER')]),
   createdAt: Type.String(),
   updatedAt: Type.String(),
-  checkoutUrl: Type.Optional(Type.String({ description: 'Present when the payment provider has a hosted page (Stripe Checkout): send the buyer there to pay' })),
-  contact: Type.Optional(ContactSchema),
-  discount: Type.Optional(Type.Object({ code: Type.String(), discountCents: Type.Integer({ description: 'Taken off the price; amountCents is net of it' }) })),
 });
 
 export const TicketResponse = Type.Object({

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
 import { crowd } from '../support/crowd.js';
-import { eventually } from '../support/wait.js';
+import { eventually, sleep } from '../support/wait.js';
 
 let t: TestNode & { baseUrl: string };
 let admin: ApiClient;
@@ -87,6 +87,29 @@ describe('discount codes', () => {
     expect((await t.node.ctx.store.returnDiscountUse({ orderId: placed.body.orderId, now: Date.now() })).returned).toBe(false);
     expect(await usesOf(code)).toBe(0);
     expect((await order(await buyer(), showId, ['A-3-2'], { discountCode: code })).status).toBe(201);
+  });
+
+  it('gives the use back when the order is refunded whole (issue 25), and not for a partial refund', async () => {
+    const showId = await createShow(admin);
+    const code = await newCode({ percentOff: 10, maxUses: 1 });
+    const alice = await buyer();
+    const placed = await order(alice, showId, ['A-4-1', 'A-4-2'], { discountCode: code });
+    expect(placed.status).toBe(201);
+    expect((await alice.request('POST', `/api/v1/orders/${placed.body.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+    const tickets = await eventually(async () => {
+      const o = (await alice.request('GET', `/api/v1/orders/${placed.body.orderId}`)).body;
+      return o.status === 'TICKETED' ? (o.tickets as { ticketId: string }[]) : undefined;
+    });
+    const refundOf = (body: unknown, key: string) => admin.request('POST', `/api/v1/orders/${placed.body.orderId}/refund`, body, { 'x-idempotency-key': key });
+    // Part of the order: the use stays held.
+    expect((await refundOf({ ticketIds: [tickets[0]?.ticketId] }, 'part')).status).toBe(202);
+    await eventually(async () => ((await alice.request('GET', `/api/v1/orders/${placed.body.orderId}/refunds`)).body.refunds[0]?.status === 'REFUNDED' ? true : undefined));
+    await sleep(1_000); // the relay (every 250 ms) has handed the refund.completed row to the sink by now
+    expect(await usesOf(code)).toBe(1);
+    // The rest: the order is REFUNDED and the use comes back, once.
+    expect((await refundOf(null, 'rest')).status).toBe(202);
+    await eventually(async () => ((await usesOf(code)) === 0 ? true : undefined), 5_000, 'use given back after the whole refund');
+    expect((await order(await buyer(), showId, ['A-4-3'], { discountCode: code })).status).toBe(201);
   });
 
   it('manages codes: validation 4xx, duplicates 409, disable, buyers forbidden', async () => {
