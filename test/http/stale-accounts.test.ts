@@ -76,8 +76,10 @@ describe('stopping (SIGTERM) with verdicts not yet delivered', () => {
         expect((await buyer.request('POST', `/api/v1/orders/${order.body.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
         orders.push(order.body.orderId);
       }
+      // The sandbox draws each callback's delay up to a minute, so one may land early: at least one
+      // verdict must still be undelivered for the drain on stop to have work to do.
       const before = await Promise.all(orders.map((id) => slow.node.ctx.store.getOrder(id)));
-      expect(before.map((o) => o?.status)).toEqual(['PENDING_PAY', 'PENDING_PAY', 'PENDING_PAY']);
+      expect(before.filter((o) => o?.status === 'PENDING_PAY').length).toBeGreaterThan(0);
       const started = performance.now();
       await slow.node.stop();
       stopped = true;

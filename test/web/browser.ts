@@ -54,6 +54,8 @@ export const seatStatus = (page: Page, seatId: string): Promise<string | undefin
   page.evaluate((id) => (window as unknown as { __seatStatus(id: string): string | undefined }).__seatStatus(id), seatId);
 
 export async function clickSeat(page: Page, seatId: string): Promise<void> {
+  // The seat map is a lazily loaded chunk: under load it can mount after the page is otherwise up.
+  await page.waitForFunction(() => typeof (window as unknown as { __seatMapPoint?: unknown }).__seatMapPoint === 'function', undefined, { timeout: 30_000 });
   const point = await page.evaluate((id) => (window as unknown as { __seatMapPoint(id: string): { x: number; y: number } | null }).__seatMapPoint(id), seatId);
   if (point === null) throw new Error(`seat ${seatId} is not on the map`);
   await page.mouse.click(point.x, point.y);

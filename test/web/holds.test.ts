@@ -199,10 +199,11 @@ describe.skipIf(!hasChromium)('web front end: holds and orders resume from the s
     await clickSeat(page, 'A-3-7');
     await page.getByRole('button', { name: '移除 Stalls 3 排 7 座' }).waitFor();
     await page.getByTestId('hold-selected').click();
-    await expect(page.getByTestId('hold-summary').textContent()).resolves.toMatch(/^Stalls 3 排 7 座 · /);
-    await expect(page.getByTestId('extensions-left').textContent()).resolves.toMatch(/^还可延长 3 次（共 3 次），最晚至 /);
+    // Polled, not read once: under load the panel and the banner fill in a moment after they appear.
+    await expect.poll(() => page.getByTestId('hold-summary').textContent(), { timeout: 15_000 }).toMatch(/^Stalls 3 排 7 座 · /);
+    await expect.poll(() => page.getByTestId('extensions-left').textContent(), { timeout: 15_000 }).toMatch(/^还可延长 3 次（共 3 次），最晚至 /);
     await page.goto(`${t.baseUrl}/`);
-    await expect(page.getByTestId('hold-banner').textContent()).resolves.toMatch(/^您在「Test Show」锁定了座位 · 剩余 \d\d:\d\d · 继续结算$/);
+    await expect.poll(() => page.getByTestId('hold-banner').textContent(), { timeout: 15_000 }).toMatch(/^您在「Test Show」锁定了座位 · 剩余 \d\d:\d\d · 继续结算$/);
     await noSeriousA11yViolations(page, 'banner in Chinese');
     expect(errors).toEqual([]);
     await context.close();
