@@ -398,7 +398,7 @@ function loadRedis(env: Env): RedisConfig | null {
  * first): they turn holds already taken into money, so they are shed last.
  */
 function loadShedding(env: Env): Config['loadShedding'] {
-  const inflightMax = int(env, 'TICKETRUSH_INFLIGHT_MAX', 256, 1, 100_000);
+  const inflightMax = int(env, 'TICKETRUSH_INFLIGHT_MAX', 1024, 1, 100_000);
   const moneyInflightMax = int(env, 'TICKETRUSH_INFLIGHT_MONEY_MAX', 2 * inflightMax, 1, 200_000);
   if (moneyInflightMax < inflightMax) throw new ConfigError(`TICKETRUSH_INFLIGHT_MONEY_MAX (${moneyInflightMax}) must not be below TICKETRUSH_INFLIGHT_MAX (${inflightMax}): orders and payments are shed last`);
   return Object.freeze({ inflightMax, moneyInflightMax });
