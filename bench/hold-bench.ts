@@ -25,6 +25,7 @@ import { createSchema, dropSchema, postgresReachable, uniqueSchemaName } from '.
 import { measureColdHerds } from './cold-herd.js';
 import { deleteRedisKeys } from '../test/support/redis.js';
 import { treeCpuMs } from './process-cpu.js';
+import { call, login } from './api-call.js';
 
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 type Backend = 'sqlite' | 'postgres' | 'postgres+redis';
@@ -82,22 +83,6 @@ async function measure(name: string, options: Options, serverPid?: number): Prom
   const cpu = figures.cpuUsPerRequest === undefined ? '' : `, server CPU ${Math.round(figures.cpuUsPerRequest)} us/request`;
   process.stdout.write(`  ${name}: ${Math.round(figures.requestsPerSecond)} req/s, p99 ${figures.p99Ms} ms${cpu}\n`);
   return figures;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
-
-async function login(base: string, username: string, password: string): Promise<string> {
-  const reply = await call(base, 'POST', '/api/v1/auth/login', { username, password });
-  if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${JSON.stringify(reply.json)}`);
-  return reply.json.token as string;
 }
 
 type BenchSection = { id: string; rows: number; seatsPerRow: number } | { id: string; kind: 'GENERAL_ADMISSION'; capacity: number };

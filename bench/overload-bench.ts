@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { startChildServer, type ChildServer } from '../test/support/child-server.js';
 import type { GeneratorJob, GeneratorResult } from './open-loop.js';
 import { treeCpuMs } from './process-cpu.js';
+import { call, login } from './api-call.js';
 
 const parts = (process.env.BENCH_PARTS ?? 'overload').split(',').map((p) => p.trim());
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
@@ -30,22 +31,6 @@ const sectionsPerShow = 8;
 const rampFactor = 1.5;
 const rampStepsMax = 6;
 const rampSeconds = Number(process.env.BENCH_RAMP_SECONDS ?? 3);
-
-async function call(base: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; json: Record<string, unknown> }> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...(token === undefined ? {} : { authorization: `Bearer ${token}` }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  return { status: response.status, json: text === '' ? {} : (JSON.parse(text) as Record<string, unknown>) };
-}
-
-async function login(base: string, username: string, password: string): Promise<string> {
-  const reply = await call(base, 'POST', '/api/v1/auth/login', { username, password });
-  if (reply.status !== 200) throw new Error(`login ${username}: ${reply.status} ${JSON.stringify(reply.json)}`);
-  return reply.json.token as string;
-}
 
 /** A show of `sectionsPerShow` sections of 100 x 100 seats, on sale now. */
 async function createShow(base: string, token: string, title: string): Promise<{ showId: string; sections: string[] }> {
