@@ -7,6 +7,7 @@
 // --quick (npm run test:quick) is a first check in a couple of minutes: the domain, store contract
 // and HTTP suites on SQLite only, with no browser, no load test and no PostgreSQL pass.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import pg from 'pg';
 
 const databaseUrl = process.env.TICKETRUSH_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -77,9 +78,14 @@ const only = process.argv.find((a) => a.startsWith('--only='))?.slice('--only='.
 const quick = process.argv.includes('--quick');
 const extra = process.argv.slice(2).filter((a) => !a.startsWith('--only=') && a !== '--quick');
 
+// The timing report (scripts/test-timings.mjs) reads what test/support/timing-reporter.ts writes in this run.
+rmSync('test-results/timings.jsonl', { force: true });
+const started = Date.now();
+const report = () => spawnSync(process.execPath, ['scripts/test-timings.mjs'], { stdio: 'inherit' });
+
 if (quick) {
-  const started = Date.now();
   const ok = vitestRun('sqlite', quickSuites);
+  report();
   console.log(`\n${ok ? 'passed' : 'FAILED'}: quick check (${quickSuites.join(', ')} on sqlite) in ${Math.round((Date.now() - started) / 1000)} s; \`npm test\` runs everything`);
   process.exit(ok ? 0 : 1);
 }
@@ -88,12 +94,11 @@ if (quick) {
 // The multi-process rush runs three servers and 300 buyers on its own too: beside other files its
 // 60 s idempotency takeover and settling would race their load for the same cores.
 const alone = ['test/load/herd.test.ts', 'test/load/multi-process.test.ts'];
-/** Lighthouse scores the built web app (performance included), on the embedded store only. */
-const aloneSqliteOnly = ['test/web/lighthouse.test.ts'];
 
-function vitestRun(store, args) {
-  console.log(`\n=== vitest on ${store}: ${args.join(' ') || 'all'} ===`);
-  const run = spawnSync('npx', ['vitest', 'run', ...args, ...extra], { stdio: 'inherit', env: { ...process.env, TICKETRUSH_TEST_STORE: store } });
+function vitestRun(store, args, exclude = []) {
+  console.log(`\n=== vitest on ${store}: ${args.join(' ') || 'all'}${exclude.length > 0 ? ` (without ${exclude.join(', ')})` : ''} ===`);
+  const env = { ...process.env, TICKETRUSH_TEST_STORE: store, TICKETRUSH_TEST_EXCLUDE: exclude.join(',') };
+  const run = spawnSync('npx', ['vitest', 'run', ...args, ...extra], { stdio: 'inherit', env });
   return run.status === 0;
 }
 
@@ -101,9 +106,9 @@ function vitestRun(store, args) {
 const selected = (file, paths) => paths.length === 0 || paths.some((p) => file === p || file.startsWith(`${p}/`));
 
 function vitest(store, paths) {
-  const isolate = (store === 'sqlite' ? [...alone, ...aloneSqliteOnly] : alone).filter((file) => selected(file, paths));
+  const isolate = alone.filter((file) => selected(file, paths));
   const others = paths.filter((p) => !isolate.includes(p));
-  const rest = others.length === 0 && paths.length > 0 ? true : vitestRun(store, [...others, ...[...alone, ...aloneSqliteOnly].map((file) => `--exclude=${file}`)]);
+  const rest = others.length === 0 && paths.length > 0 ? true : vitestRun(store, others, alone);
   const isolated = isolate.map((file) => vitestRun(store, [file]));
   return rest && isolated.every(Boolean);
 }
@@ -128,6 +133,7 @@ if (only === 'postgres+redis') {
     process.exit(1);
   }
   const ok = vitest('postgres+redis', [...bookingSuites, ...gateSuites]);
+  report();
   console.log(`\n${ok ? 'passed' : 'FAILED'}: postgres+redis (booking suites and the gate's)`);
   process.exit(ok ? 0 : 1);
 }
@@ -170,7 +176,8 @@ if (only === undefined) {
     skipped.push(`postgres+redis (gate, multi-process, a few booking suites) - ${redisDown}`);
   }
 }
-console.log('');
+report();
+console.log(`\nall passes in ${Math.round((Date.now() - started) / 1000)} s`);
 for (const [name, ok] of results) console.log(`${ok ? 'passed' : 'FAILED'}: ${name}`);
 for (const what of skipped) console.log(`skipped: ${what}`);
 process.exit(results.every(([, ok]) => ok) ? 0 : 1);

@@ -206,8 +206,11 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
     const stored = await ctx.store.getWaitingRoom(room.activityId);
     if (stored === null || !stored.enabled) continue;
     const first = stored.admitClock === 0;
+    // The rate counts from when it was set: a pass that ran before a change (say, paused at 0,
+    // then 1200 a minute) moved the clock at the old rate, so the time before updatedAt is not due
+    // at the new one (under load, passes are far apart and that gap was a burst).
     const due = admissionsDue({
-      admitPerMinute: stored.admitPerMinute, elapsedMs: first ? 0 : now - stored.admitClock, carried: stored.admitCarry,
+      admitPerMinute: stored.admitPerMinute, elapsedMs: first ? 0 : now - Math.max(stored.admitClock, stored.updatedAt), carried: stored.admitCarry,
       open: now >= saleStartsAt, leftToSell: stock.left,
     });
     // A room's first pass only starts the clock (one place due at once): admission goes at the rate, never a burst.

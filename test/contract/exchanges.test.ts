@@ -1,3 +1,4 @@
+import { settledOutbox } from './settled-outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hold, SettlementPlan, Show, Ticket } from '../../src/domain/index.js';
 import type { Exchange, TicketDraft } from '../../src/ports/engine/index.js';
@@ -65,7 +66,7 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     expect((await h.store.doorCounts(show.showId)).admitting).toBe(before.admitting);
     expect((await h.store.getHold(newHold.holdId))?.status).toBe('CONFIRMED');
     expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([input.exchange]);
-    const { events } = await h.store.readOutbox(head, 100);
+    const events = await settledOutbox(h.store, head, 2, (e) => (e.type === 'exchange.completed' && e.data.orderId === old.orderId) || (e.type === 'tickets.issued' && e.data.orderId === input.exchange.newOrderId));
     expect(events.map((e) => e.type)).toEqual(['exchange.completed', 'tickets.issued']);
     expect(events[0]?.changes?.seats.map((s) => s.seatId).sort()).toEqual(['A-1-1', 'A-1-2']);
     expect(events[0]?.data).toMatchObject({ orderId: old.orderId, userId, showId: show.showId, oldTicketIds: input.exchange.oldTicketIds, newTicketIds: input.exchange.newTicketIds });

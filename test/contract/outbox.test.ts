@@ -1,3 +1,4 @@
+import { settledOutbox } from './settled-outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hold, SettlementPlan } from '../../src/domain/index.js';
 import type { OutboxEvent, TicketDraft } from '../../src/ports/engine/index.js';
@@ -16,29 +17,9 @@ describe.each(storeFactories)('outbox on $name', (factory) => {
   });
   afterAll(async () => h?.close());
 
-  /**
-   * Every row of the show after `from`. PostgreSQL hands out a row only once every older
-   * transaction of the cluster has finished, so it may take a moment: read until `count` rows are
-   * there (or 5 s), then once more to see nothing else follows.
-   */
-  async function rowsOf(from: string, showId: string, count: number, only?: readonly string[]): Promise<OutboxEvent[]> {
-    const until = Date.now() + 5_000;
-    for (;;) {
-      const found: OutboxEvent[] = [];
-      let position: string | null = from;
-      for (;;) {
-        const page = await h.store.readOutbox(position, 100);
-        // The head may come before rows committed just before it (PostgreSQL: a transaction older
-        // than the head's xmin was still running), so the rows of the set-up may show up after it:
-        // tests name the types they look at.
-        found.push(...page.events.filter((e) => e.showId === showId && (only === undefined || only.includes(e.type))));
-        if (page.events.length < 100) break;
-        position = page.position;
-      }
-      if (found.length >= count || Date.now() > until) return found;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
+  /** Every row of the show after `from` (of the types `only` names), once `count` are there (or 5 s). */
+  const rowsOf = (from: string, showId: string, count: number, only?: readonly string[]): Promise<OutboxEvent[]> =>
+    settledOutbox(h.store, from, count, (e) => e.showId === showId && (only === undefined || only.includes(e.type)));
 
   const user = async (): Promise<{ userId: string; username: string }> => {
     const username = id('buyer');

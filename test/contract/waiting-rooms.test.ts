@@ -1,3 +1,4 @@
+import { settledOutbox } from './settled-outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QueueEntry } from '../../src/domain/index.js';
 import { compareQueueOrder } from '../../src/domain/index.js';
@@ -31,7 +32,7 @@ describe.each(storeFactories)('waiting rooms on $name', (factory) => {
     await h.store.setWaitingRoom({ activityId, settings: { ...settings, enabled: false }, now: T0 + 2 });
     expect((await h.store.listEnabledWaitingRooms(10_000)).some((r) => r.activityId === activityId)).toBe(false);
     expect(await h.store.getWaitingRoom(id('none'))).toBeNull();
-    const rows = (await h.store.readOutbox(head, 500)).events.filter((e) => e.type === 'waiting-room.changed' && e.data.activityId === activityId);
+    const rows = await settledOutbox(h.store, head, 3, (e) => e.type === 'waiting-room.changed' && e.data.activityId === activityId);
     expect(rows.map((e) => [e.data.enabled, e.data.version])).toEqual([[true, 1], [true, 2], [false, 3]]);
   });
 

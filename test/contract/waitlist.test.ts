@@ -1,3 +1,4 @@
+import { settledOutbox } from './settled-outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Show } from '../../src/domain/index.js';
 import type { OfferWaitlistOutcome, Store } from '../../src/ports/engine/index.js';
@@ -67,7 +68,7 @@ describe.each(storeFactories)('waitlist on $name', (factory) => {
     expect(await h.store.getHold(input.holdId)).toMatchObject({ status: 'ACTIVE', userId: second });
     const a = await audit(h.store, show.showId);
     expect(a.userUnits.find((u) => u.userId === second)?.units).toBe(1);
-    const events = (await h.store.readOutbox(head, 100)).events.filter((e) => e.type === 'waitlist.offered');
+    const events = await settledOutbox(h.store, head, 1, (e) => e.type === 'waitlist.offered' && e.showId === show.showId);
     expect(events.map((e) => e.data)).toEqual([{ entryId: o.entry.entryId, userId: second, showId: show.showId, holdId: input.holdId, claimUntil: input.claimUntil }]);
     // Nothing free now: nothing offered; the offer lapses and is settled LAPSED, then the next gets the seat.
     expect(await h.store.offerWaitlist(offerInput(show))).toEqual({ ok: false, code: 'NOTHING_TO_OFFER' });

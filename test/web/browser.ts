@@ -4,11 +4,11 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { FastifyInstance } from 'fastify';
-import { expect } from 'vitest';
+import { expect, inject } from 'vitest';
 import { ApiClient } from '../support/api-client.js';
+import { chromiumArgs, chromiumPath } from './chromium.js';
 
-/** Debian's Chromium, installed by .ci/run; Playwright never downloads a browser here. */
-export const chromiumPath = '/usr/bin/chromium';
+export { chromiumPath };
 export const hasChromium = existsSync(chromiumPath);
 if (!hasChromium) console.warn(`browser tests skipped: ${chromiumPath} not found (apt-get install chromium)`);
 
@@ -20,11 +20,15 @@ export function ensureWebBuilt(): void {
   if (!existsSync(join(root, 'dist', 'web', 'index.html'))) execSync('npm run build:web --silent', { cwd: root, stdio: 'inherit' });
 }
 
+/**
+ * The run's one Chromium (test/web/chromium-server.ts), connected to; a file run outside the
+ * browser project gets a Chromium of its own. Either way `close()` ends this file's use of it:
+ * a connected browser closes the contexts this file opened and disconnects.
+ */
 export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  const endpoint = inject('chromiumWsEndpoint');
+  if (endpoint !== undefined && endpoint !== '') return chromium.connect(endpoint);
+  return chromium.launch({ executablePath: chromiumPath, args: [...chromiumArgs] });
 }
 
 export async function shot(page: Page, name: string): Promise<void> {

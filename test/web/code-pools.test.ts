@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, type ApiClient } from '../support/api-client.js';
@@ -66,7 +68,11 @@ describe.skipIf(!hasChromium)('web front end: code pools (issue 23 items 3, 5, 6
     expect(lateErrors).toEqual([]);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('download-winners').click()]);
-    const text = readFileSync(await download.path(), 'utf8');
+    // The run's Chromium is shared (connected to), so the file is saved here rather than read in place.
+    const saved = join(tmpdir(), `ticketrush-codes-${process.pid}-${Date.now()}.csv`);
+    await download.saveAs(saved);
+    const text = readFileSync(saved, 'utf8');
+    rmSync(saved, { force: true });
     expect(text).toMatch(/^\uFEFFusername,code,grabbedAt\r\nwebcodes1,WEB-1,\d{4}-/);
     expect(errors).toEqual([]);
     await Promise.all([organizer.close(), buyer.close(), late.close()]);

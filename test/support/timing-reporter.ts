@@ -1,0 +1,34 @@
+import { appendFileSync, mkdirSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import type { Reporter, TestModule } from 'vitest/node';
+
+/**
+ * Appends one line per test file to test-results/timings.jsonl (wall time in the worker: set-up,
+ * import, tests and hooks; the case counts by state), tagged with the store of the pass
+ * (TICKETRUSH_TEST_STORE). scripts/run-tests.mjs empties the file before a run and prints the ten
+ * slowest files and each pass's case counts after it (scripts/test-timings.mjs), so the change that
+ * slows the suite is seen.
+ */
+export const timingsFile = resolve(import.meta.dirname, '../../test-results/timings.jsonl');
+
+export default class TimingReporter implements Reporter {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+    const store = process.env.TICKETRUSH_TEST_STORE ?? 'sqlite';
+    const root = resolve(import.meta.dirname, '../..');
+    const lines = testModules.map((module) => {
+      const d = module.diagnostic();
+      const counts = { passed: 0, failed: 0, skipped: 0 };
+      for (const test of module.children.allTests()) {
+        const state = test.result().state;
+        if (state === 'passed') counts.passed++;
+        else if (state === 'failed') counts.failed++;
+        else counts.skipped++;
+      }
+      const ms = Math.round(d.environmentSetupDuration + d.prepareDuration + d.setupDuration + d.collectDuration + d.duration);
+      return JSON.stringify({ store, file: relative(root, module.moduleId), ms, ...counts });
+    });
+    if (lines.length === 0) return;
+    mkdirSync(dirname(timingsFile), { recursive: true });
+    appendFileSync(timingsFile, `${lines.join('\n')}\n`);
+  }
+}
