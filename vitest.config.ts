@@ -1,32 +1,51 @@
-import { defineConfig } from 'vitest/config';
+import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
+import { passes } from './scripts/test-passes.mjs';
 
 /**
- * Two projects over one pool of workers. Test files share a worker's module cache
- * (isolate: false): a fresh fork and a full re-import per file cost more than most files' tests,
- * and no file keeps module-level state another file could see (every test node composes its own
- * store, registry and clock). The browser files share one Chromium (test/web/chromium-server.ts),
- * each file opening contexts of its own.
- * Workers: two by default on this 2-core machine, since most files wait on timers, sockets and
+ * One vitest project per test pass (scripts/test-passes.mjs: a store and its suites), all over one
+ * pool of workers, so the SQLite, PostgreSQL and PostgreSQL + Redis passes of a run fill each
+ * other's gaps instead of each waiting for its own slowest file. TICKETRUSH_TEST_PASSES names the
+ * passes (scripts/run-tests.mjs sets it); without it, as in a direct `npx vitest run …`, every
+ * file runs once on the store TICKETRUSH_TEST_STORE names (default sqlite).
+ * Test files share a worker's module cache (isolate: false): a fresh fork and a full re-import per
+ * file cost more than most files' tests, and no file keeps module-level state another file could
+ * see (every test node composes its own store, registry and clock). The browser files share one
+ * Chromium (test/web/chromium-server.ts), each opening contexts of its own.
+ * Workers: two by default on a 2-core machine, since most files wait on timers, sockets and
  * PostgreSQL as much as they compute; TICKETRUSH_TEST_WORKERS sets another count.
- * scripts/run-tests.mjs runs the latency-bound files (the herd, the multi-process rush) alone.
  */
+type Pass = { readonly store: string; readonly suites: readonly string[] };
+const known = passes as Readonly<Record<string, Pass>>;
+
 /** Files a run leaves out (scripts/run-tests.mjs runs them alone): a comma-separated list, since vitest's --exclude does not reach into projects. */
 const excluded = (process.env.TICKETRUSH_TEST_EXCLUDE ?? '').split(',').filter(Boolean);
+const named = (process.env.TICKETRUSH_TEST_PASSES ?? '').split(',').filter(Boolean);
+const defaultStore = process.env.TICKETRUSH_TEST_STORE ?? 'sqlite';
+const chosen: { name: string; pass: Pass }[] = named.length === 0
+  ? [{ name: defaultStore, pass: { store: defaultStore, suites: [] } }]
+  : named.map((name) => {
+    const pass = known[name];
+    if (pass === undefined) throw new Error(`TICKETRUSH_TEST_PASSES: no pass ${name} (${Object.keys(known).join(', ')})`);
+    return { name, pass };
+  });
 
-const shared = {
-  pool: 'forks',
-  isolate: false,
-  testTimeout: 60_000,
-  hookTimeout: 60_000,
-} as const;
+const globsOf = (suites: readonly string[]): string[] => (suites.length === 0 ? ['test/**/*.test.ts'] : suites.map((s) => (s.endsWith('.ts') ? s : `${s}/**/*.test.ts`)));
+const isWeb = (suite: string): boolean => suite === 'test/web' || suite.startsWith('test/web/');
+
+const shared = { pool: 'forks', isolate: false, testTimeout: 60_000, hookTimeout: 60_000 } as const;
+
+const projects: TestProjectInlineConfiguration[] = chosen.flatMap(({ name, pass }) => {
+  const env = { TICKETRUSH_TEST_STORE: pass.store };
+  const node: TestProjectInlineConfiguration = { test: { ...shared, name, env, include: globsOf(pass.suites), exclude: ['test/web/**', ...excluded] } };
+  const web = pass.suites.length === 0 ? ['test/web'] : pass.suites.filter(isWeb);
+  if (web.length === 0) return [node];
+  return [node, { test: { ...shared, name: `${name} browser`, env, include: globsOf(web), exclude: excluded, globalSetup: ['./test/web/chromium-server.ts'] } }];
+});
 
 export default defineConfig({
   test: {
     maxWorkers: Number(process.env.TICKETRUSH_TEST_WORKERS ?? 2),
     reporters: ['default', './test/support/timing-reporter.ts'],
-    projects: [
-      { test: { ...shared, name: 'node', include: ['test/**/*.test.ts'], exclude: ['test/web/**', ...excluded] } },
-      { test: { ...shared, name: 'browser', include: ['test/web/**/*.test.ts'], exclude: excluded, globalSetup: ['./test/web/chromium-server.ts'] } },
-    ],
+    projects,
   },
 });

@@ -13,13 +13,13 @@ if (!existsSync(file)) {
 const rows = readFileSync(file, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line));
 const passes = new Map();
 for (const row of rows) {
-  const pass = passes.get(row.store) ?? { files: 0, passed: 0, failed: 0, skipped: 0, ms: 0 };
+  const pass = passes.get(row.pass) ?? { files: 0, passed: 0, failed: 0, skipped: 0, ms: 0 };
   pass.files++;
   pass.passed += row.passed;
   pass.failed += row.failed;
   pass.skipped += row.skipped;
   pass.ms += row.ms;
-  passes.set(row.store, pass);
+  passes.set(row.pass, pass);
 }
 console.log('\ntest cases by pass (files; passed, failed, skipped; summed file time):');
 for (const [store, p] of passes) {
@@ -27,5 +27,5 @@ for (const [store, p] of passes) {
 }
 console.log(`\nthe ${top} slowest test files:`);
 for (const row of [...rows].sort((a, b) => b.ms - a.ms).slice(0, top)) {
-  console.log(`  ${(row.ms / 1000).toFixed(1).padStart(6)} s  ${row.store.padEnd(15)} ${row.file}`);
+  console.log(`  ${(row.ms / 1000).toFixed(1).padStart(6)} s  ${row.pass.padEnd(15)} ${row.file}`);
 }

@@ -4,8 +4,8 @@ import type { Reporter, TestModule } from 'vitest/node';
 
 /**
  * Appends one line per test file to test-results/timings.jsonl (wall time in the worker: set-up,
- * import, tests and hooks; the case counts by state), tagged with the store of the pass
- * (TICKETRUSH_TEST_STORE). scripts/run-tests.mjs empties the file before a run and prints the ten
+ * import, tests and hooks; the case counts by state), tagged with its pass (the vitest
+ * project: sqlite, postgres, postgres+redis). scripts/run-tests.mjs empties the file before a run and prints the ten
  * slowest files and each pass's case counts after it (scripts/test-timings.mjs), so the change that
  * slows the suite is seen.
  */
@@ -13,7 +13,6 @@ export const timingsFile = resolve(import.meta.dirname, '../../test-results/timi
 
 export default class TimingReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
-    const store = process.env.TICKETRUSH_TEST_STORE ?? 'sqlite';
     const root = resolve(import.meta.dirname, '../..');
     const lines = testModules.map((module) => {
       const d = module.diagnostic();
@@ -25,7 +24,9 @@ export default class TimingReporter implements Reporter {
         else counts.skipped++;
       }
       const ms = Math.round(d.environmentSetupDuration + d.prepareDuration + d.setupDuration + d.collectDuration + d.duration);
-      return JSON.stringify({ store, file: relative(root, module.moduleId), ms, ...counts });
+      // The pass is the project's name (vitest.config.ts), its browser files counted with it.
+      const pass = module.project.name.replace(/ browser$/, '');
+      return JSON.stringify({ pass, file: relative(root, module.moduleId), ms, ...counts });
     });
     if (lines.length === 0) return;
     mkdirSync(dirname(timingsFile), { recursive: true });
