@@ -5,6 +5,7 @@ import {
   type QueueEntry, type QueueEntryState, type WaitingRoom, type WaitingRoomSettings,
 } from '../domain/index.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate, showActivity, type GateActivity } from './buyer-gate.js';
 import { AppError, unwrap } from './errors.js';
 import { iso } from './views.js';
 
@@ -35,6 +36,14 @@ async function saleStartOf(ctx: AppContext, activityId: string): Promise<number 
   if (show !== null) return show.saleStartsAt;
   const pool = await ctx.store.getCodePool(activityId);
   return pool === null ? null : pool.saleStartsAt;
+}
+
+/** The activity as the buyer gate sees it: a show or campaign from the read model, or a code pool. */
+async function gateActivityOf(ctx: AppContext, activityId: string): Promise<GateActivity | null> {
+  const show = await ctx.seatMaps.show(activityId);
+  if (show !== null) return showActivity(show);
+  const pool = await ctx.store.getCodePool(activityId);
+  return pool === null ? null : { activityId, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, cancelled: false, offline: null };
 }
 
 /**
@@ -113,8 +122,11 @@ const positionOfNew = async (ctx: AppContext, entry: QueueEntry): Promise<Placed
 export async function joinQueue(ctx: AppContext, userId: string, activityId: string): Promise<{ created: boolean; view: QueueView }> {
   const room = ctx.rooms.get(activityId);
   if (room === null || !room.enabled) throw new AppError('WAITING_ROOM_OFF', 'this activity has no waiting room on: buy directly');
-  const saleStartsAt = await saleStartOf(ctx, activityId);
-  if (saleStartsAt === null) throw new AppError('ACTIVITY_NOT_FOUND', `no activity ${activityId}`);
+  const activity = await gateActivityOf(ctx, activityId);
+  if (activity === null) throw new AppError('ACTIVITY_NOT_FOUND', `no activity ${activityId}`);
+  // The buyer gate before any place is given: no line after the sale ended (a line may form before it opens).
+  passBuyerGate(ctx, { path: 'queue-join', userId, activity, admissionToken: undefined });
+  const { saleStartsAt } = activity;
   if (!(await leftToSell(ctx, activityId)).left) throw new AppError('SOLD_OUT', 'nothing is left to sell: no place in line is given');
   const now = ctx.clock.now();
   const random = ctx.random ?? Math.random;
@@ -169,7 +181,7 @@ export async function blockQueuePlaces(ctx: AppContext, userId: string): Promise
 }
 
 /**
- * The gate on the buying routes (holds, orders, campaign orders and grabs): with the activity's
+ * The admission check of the buyer gate (buyer-gate.ts): with the activity's
  * room on, the request must carry a valid admission token of this user for this activity. Known
  * from memory (the room cache) and checked by signature: no database read.
  */
@@ -221,24 +233,4 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
   // The waiting-room length gauge (one counted range per room that is on, once per pass).
   ctx.telemetry.waitingRoom(waiting);
   return { admitted, expired };
-}
-
-/**
- * The gate on orders of a hold: the hold's activity (its show, or the campaign the show carries)
- * decides. Read only when some room is on; a hold that is not the caller's, or none, is left to
- * the order's own checks (404, 403).
- */
-export async function requireHoldAdmission(ctx: AppContext, input: { readonly userId: string; readonly holdId: string; readonly token: string | undefined }): Promise<void> {
-  if (!ctx.rooms.anyOn()) return;
-  const hold = await ctx.store.getHold(input.holdId);
-  if (hold === null || hold.userId !== input.userId) return;
-  requireAdmission(ctx, { userId: input.userId, activityId: hold.showId, token: input.token });
-}
-
-/** The gate on ordering a bargain: the bargain is the activity. */
-export async function requireBargainOrderAdmission(ctx: AppContext, input: { readonly userId: string; readonly bargainOrderId: string; readonly token: string | undefined }): Promise<void> {
-  if (!ctx.rooms.anyOn()) return;
-  const bargainOrder = await ctx.store.getBargainOrder(input.bargainOrderId);
-  if (bargainOrder === null || bargainOrder.userId !== input.userId) return;
-  requireAdmission(ctx, { userId: input.userId, activityId: bargainOrder.bargainId, token: input.token });
 }

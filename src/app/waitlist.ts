@@ -1,4 +1,5 @@
-import { checkJoin, claimWindowMs, isCounted, seatLimitOf, waitlistLimits, type WaitlistEntry } from '../domain/index.js';
+import { checkJoin, claimWindowMs, isCounted, seatLimitOf, waitlistLimits, type Show, type WaitlistEntry } from '../domain/index.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
 import type { InventoryChanges, OutboxEvent, OutboxSink } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -35,8 +36,10 @@ const offersPerPassMax = 20;
 
 const claimMs = (ctx: AppContext): number => claimWindowMs(ctx.policy.waitlistClaimSeconds ?? waitlistLimits.claimSecondsDefault);
 
-export async function joinWaitlist(ctx: AppContext, userId: string, showId: string, body: { section?: string; quantity: number }): Promise<WaitlistEntryView> {
+export async function joinWaitlist(ctx: AppContext, userId: string, showId: string, body: { section?: string; quantity: number }, admissionToken?: string): Promise<WaitlistEntryView> {
   const show = found(await ctx.store.getShow(showId), 'SHOW_NOT_FOUND', 'no such show');
+  // Before the entry is written: a refusal leaves nothing queued and nothing offered.
+  passBuyerGate(ctx, { path: 'waitlist-join', userId, activity: showActivity(show), admissionToken });
   const sections = new Map(show.seatMap.sections.map((s) => [s.id, { seatBySeat: !isCounted(s) }]));
   const sectionId = body.section ?? null;
   unwrap(checkJoin({ quantity: body.quantity, sectionId }, sections, seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault)));
@@ -64,7 +67,7 @@ export async function myWaitlist(ctx: AppContext, userId: string): Promise<Waitl
  */
 export async function offerFreed(ctx: AppContext, showId: string): Promise<WaitlistEntry[]> {
   const show = await ctx.store.getShow(showId);
-  if (show === null) return [];
+  if (show === null || !offersOpen(ctx, show)) return [];
   const offered: WaitlistEntry[] = [];
   for (let i = 0; i < offersPerPassMax; i++) {
     const now = ctx.clock.now();
@@ -76,6 +79,21 @@ export async function offerFreed(ctx: AppContext, showId: string): Promise<Waitl
     offered.push(outcome.entry);
   }
   return offered;
+}
+
+/**
+ * The gate of an offer (path 'waitlist-offer'): the buyer first in line sent no request, so there
+ * is no token to show. While the show's waiting room is on, what comes back goes to the admitted
+ * buyers and offers pause; after the sale ended or once the show is cancelled nothing is offered.
+ */
+function offersOpen(ctx: AppContext, show: Show): boolean {
+  try {
+    passBuyerGate(ctx, { path: 'waitlist-offer', userId: '', activity: showActivity(show), admissionToken: undefined });
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
 }
 
 /** Whether a change gave anything back (a seat AVAILABLE again, or stock up). */
