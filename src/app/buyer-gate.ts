@@ -43,8 +43,9 @@ export const gateTable: Readonly<Record<BuyerPath, readonly GateCheck[]>> = {
   'flash-sale-order': everything,
   'bargain-start': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline'],
   'bargain-cut': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline'],
-  'bargain-order': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline', 'admission', 'purchase-cap'],
-  'code-pool-grab': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline', 'admission', 'purchase-cap'],
+  // One unit per bargain order and one code per buyer are caps by construction: asking again answers the first.
+  'bargain-order': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline', 'admission'],
+  'code-pool-grab': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline', 'admission'],
   'queue-join': ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline'],
 };
 

@@ -1,5 +1,6 @@
-import { checkJoin, claimWindowMs, isCounted, seatLimitOf, waitlistLimits, type Show, type WaitlistEntry } from '../domain/index.js';
+import { checkJoin, claimWindowMs, isCounted, seatLimitOf, waitlistLimits, type WaitlistEntry } from '../domain/index.js';
 import { passBuyerGate, showActivity } from './buyer-gate.js';
+import { offersOpen } from './waitlist-terms.js';
 import type { InventoryChanges, OutboxEvent, OutboxSink } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -42,7 +43,12 @@ export async function joinWaitlist(ctx: AppContext, userId: string, showId: stri
   passBuyerGate(ctx, { path: 'waitlist-join', userId, activity: showActivity(show), admissionToken });
   const sections = new Map(show.seatMap.sections.map((s) => [s.id, { seatBySeat: !isCounted(s) }]));
   const sectionId = body.section ?? null;
-  unwrap(checkJoin({ quantity: body.quantity, sectionId }, sections, seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault)));
+  const cap = seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault);
+  // The show's per-buyer cap answers as it does for a hold (the same refusal on every path).
+  if (Number.isInteger(body.quantity) && body.quantity > cap) {
+    throw new AppError('PURCHASE_LIMIT_REACHED', `one buyer may have at most ${cap} seats of this show`, { limit: cap, claimed: 0, requested: body.quantity });
+  }
+  unwrap(checkJoin({ quantity: body.quantity, sectionId }, sections, cap));
   const outcome = await ctx.store.joinWaitlist({ entryId: ctx.ids.newId('waitlistEntry'), showId, userId, sectionId, quantity: body.quantity, now: ctx.clock.now() });
   if (!outcome.ok) throw new AppError('WAITLIST_ALREADY_JOINED', 'you are already on the waitlist for this show', outcome.entry === null ? undefined : { entryId: outcome.entry.entryId });
   // Seats may be free already (released before anyone waited): the line moves now, not on the next release.
@@ -79,21 +85,6 @@ export async function offerFreed(ctx: AppContext, showId: string): Promise<Waitl
     offered.push(outcome.entry);
   }
   return offered;
-}
-
-/**
- * The gate of an offer (path 'waitlist-offer'): the buyer first in line sent no request, so there
- * is no token to show. While the show's waiting room is on, what comes back goes to the admitted
- * buyers and offers pause; after the sale ended or once the show is cancelled nothing is offered.
- */
-function offersOpen(ctx: AppContext, show: Show): boolean {
-  try {
-    passBuyerGate(ctx, { path: 'waitlist-offer', userId: '', activity: showActivity(show), admissionToken: undefined });
-    return true;
-  } catch (error) {
-    if (error instanceof AppError) return false;
-    throw error;
-  }
 }
 
 /** Whether a change gave anything back (a seat AVAILABLE again, or stock up). */
