@@ -164,8 +164,16 @@ export async function leaveQueue(ctx: AppContext, userId: string, activityId: st
   let placed = await ownPlace(ctx, userId, activityId, queueId);
   for (let attempt = 0; attempt < limits.staleRetriesMax && queueEntryMachine.can(placed.entry.state, 'LEAVE'); attempt++) {
     const to = unwrap(queueEntryMachine.transition(placed.entry.state, 'LEAVE'));
-    const moved = await ctx.store.moveQueueEntry({ queueId, from: placed.entry.state, to, now: ctx.clock.now() });
-    if (moved.ok) return queueView(ctx, { entry: moved.entry, position: 0 }, ctx.rooms.get(activityId));
+    const { entry } = placed;
+    const now = ctx.clock.now();
+    const leftAdmission = entry.state === 'ADMITTED' && entry.admittedUntil !== null
+      ? { userId: entry.userId, activityId: entry.activityId, admittedUntil: entry.admittedUntil } : undefined;
+    const moved = await ctx.store.moveQueueEntry({ queueId, from: entry.state, to, now, ...(leftAdmission === undefined ? {} : { leftAdmission }) });
+    if (moved.ok) {
+      // This process at once; the others through the change feed's 'queue.left' row written with the move.
+      if (leftAdmission !== undefined) ctx.rooms.leave(leftAdmission, now);
+      return queueView(ctx, { entry: moved.entry, position: 0 }, ctx.rooms.get(activityId));
+    }
     placed = await ownPlace(ctx, userId, activityId, queueId);
   }
   return queueView(ctx, placed, ctx.rooms.get(activityId));
@@ -193,6 +201,8 @@ export function requireAdmission(ctx: Pick<AppContext, 'rooms' | 'admission' | '
   }
   const check = ctx.admission.verify(input.token, { userId: input.userId, activityId: input.activityId, now: ctx.clock.now() });
   if (!check.ok) throw new AppError('ADMISSION_INVALID', 'the admission token is not valid for this user, this activity, or now', { reason: check.reason });
+  // A buyer who left the line gave their admission up: its token ends with it (from memory, fed by the change feed).
+  if (ctx.rooms.hasLeft(check.claims)) throw new AppError('ADMISSION_INVALID', 'you left the line: this admission token has ended; join again', { reason: 'left' });
 }
 
 /** Expired admissions and sold-out lines moved per pass, at most. */
