@@ -128,7 +128,6 @@ export type BargainOrderStatus = 'CUTTING' | 'READY' | 'ORDERED' | 'LAPSED';
 export interface BargainOrderView {
   bargainOrderId: string;
   bargainId: string;
-  userId: string;
   title: string;
   goods: string;
   currency: string;
@@ -145,8 +144,8 @@ export interface BargainOrderView {
   mine: boolean | null;
   /** Whether the signed-in caller has cut it (null when anonymous). */
   cutByMe: boolean | null;
-  /** Every cut, oldest first (helper, amount, time). */
-  cutList: { helperId: string; helperName: string; amountCents: number; cutAt: string }[];
+  /** Every cut, oldest first (helper's name, amount, time): no user ids, the page is public (issue 33). */
+  cutList: { helperName: string; amountCents: number; cutAt: string }[];
 }
 
 function statusOf(b: BargainOrder, bargain: Bargain, now: number): BargainOrderStatus {
@@ -162,13 +161,14 @@ export async function getBargainOrder(ctx: AppContext, bargainOrderId: string, v
   if (b === null || bargain === null) throw new AppError('BARGAIN_ORDER_NOT_FOUND', 'no such bargain order');
   const cuts = await ctx.store.listBargainCuts(bargainOrderId, bargainLimits.cutsListedMax);
   return {
-    bargainOrderId, bargainId: b.bargainId, userId: b.userId, title: bargain.show.title, goods: bargain.record.goods,
+    bargainOrderId, bargainId: b.bargainId, title: bargain.show.title, goods: bargain.record.goods,
     currency: bargain.show.currency ?? ctx.policy.currency, originalPriceCents: bargain.record.originalPriceCents, floorPriceCents: bargain.record.floorPriceCents,
     currentPriceCents: b.currentPriceCents, minCuts: bargain.record.minCuts, cuts: b.cuts, status: statusOf(b, bargain, ctx.clock.now()), orderId: b.orderId,
     shareUrl: shareUrlOf(bargainOrderId), saleEndsAt: iso(bargain.show.saleEndsAt),
     mine: viewerUserId === null ? null : viewerUserId === b.userId,
     cutByMe: viewerUserId === null ? null : cuts.some((c) => c.helperId === viewerUserId),
-    cutList: cuts.map((c) => ({ helperId: c.helperId, helperName: c.helperName, amountCents: c.amountCents, cutAt: iso(c.cutAt) })),
+    // The share page is public: names as their owners chose them, never an account's id.
+    cutList: cuts.map((c) => ({ helperName: c.helperName, amountCents: c.amountCents, cutAt: iso(c.cutAt) })),
   };
 }
 
