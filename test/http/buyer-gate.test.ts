@@ -327,6 +327,33 @@ describe('the buyer gate: every path × every check (issue 33)', () => {
     }
   });
 
+  it('lets an admitted buyer through: an exchange into a show whose room is on, and a waitlist join, with the token (Why 2, Why 3)', async () => {
+    const api = await buyer();
+    const source = await admin.request('POST', '/api/v1/admin/shows', {
+      title: 'Exchange from', venue: 'Hall', city: 'City', startsAt: iso(Date.now() + 10 * 86_400_000), saleStartsAt: iso(Date.now() - minute),
+      saleEndsAt: iso(Date.now() + 5 * 86_400_000), exchangeUntilHoursBefore: 24,
+      seatMap: { sections: [{ id: 'A', name: 'Stalls', rows: 10, seatsPerRow: 10, priceCents: 5000 }] },
+    });
+    const orderId = await ticketed(api, source.body.showId as string, ['A-1-1']);
+    const target = await createShow(admin);
+    await roomOn(target);
+    const joined = await api.request('POST', `/api/v1/activities/${target}/queue`);
+    const token = await eventually(async () => {
+      const r = await api.request('GET', `/api/v1/activities/${target}/queue/${joined.body.queueId}`);
+      return r.body.state === 'ADMITTED' ? (r.body.admissionToken as string) : undefined;
+    }, 10_000, 'admission');
+    const swapped = await api.request('POST', `/api/v1/orders/${orderId}/exchange`, { showId: target, seatIds: ['A-3-3'] }, { 'x-admission-token': token });
+    expect(swapped.status).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ newShowId: target });
+    // Another buyer's token is not this buyer's admission.
+    const other = await buyer();
+    const waitOther = await other.request('POST', `/api/v1/shows/${target}/waitlist`, { quantity: 1 }, { 'x-admission-token': token });
+    expect({ status: waitOther.status, code: waitOther.body.code }).toEqual({ status: 403, code: 'ADMISSION_INVALID' });
+    const waited = await api.request('POST', `/api/v1/shows/${target}/waitlist`, { quantity: 1 }, { 'x-admission-token': token });
+    // Admitted: joined; while the room is on nothing is offered, even with seats free (the room hands them out).
+    expect({ status: waited.status, state: waited.body.status, holdId: waited.body.holdId }).toEqual({ status: 201, state: 'WAITING', holdId: null });
+  });
+
   for (const path of buyerPaths) {
     for (const check of gateTable[path]) {
       it(`${path} × ${check}: refused with its code, nothing taken`, async () => {
