@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buyerPaths, gateTable, type BuyerPath, type GateCheck } from '../../src/app/buyer-gate.js';
+import { shedClassOf } from '../../src/http/load-shedding.js';
 import { buyingLimitNames } from '../../src/ports/rate-limiter.js';
 import { adminClient, ApiClient, createShow, type Reply, type ShowOptions } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
@@ -318,6 +319,20 @@ async function untilLimited(act: () => Promise<Reply>): Promise<Reply> {
 }
 
 describe('the buyer gate: every path × every check (issue 33)', () => {
+  it('sheds every path\'s route under load (the first check, on every route that takes inventory)', () => {
+    const routes: Record<Exclude<BuyerPath, 'waitlist-offer'>, string> = {
+      'hold': '/api/v1/shows/:showId/holds', 'order': '/api/v1/orders', 'exchange': '/api/v1/orders/:orderId/exchange',
+      'waitlist-join': '/api/v1/shows/:showId/waitlist', 'flash-sale-order': '/api/v1/flash-sales/:flashSaleId/orders',
+      'bargain-start': '/api/v1/bargains/:bargainId/start', 'bargain-cut': '/api/v1/bargain-orders/:bargainOrderId/cuts',
+      'bargain-order': '/api/v1/bargain-orders/:bargainOrderId/order', 'code-pool-grab': '/api/v1/code-pools/:poolId/grab',
+      'queue-join': '/api/v1/activities/:activityId/queue',
+    };
+    for (const path of buyerPaths) {
+      if (path === 'waitlist-offer') continue;
+      expect({ path, shed: shedClassOf('POST', routes[path]) !== null }).toEqual({ path, shed: true });
+    }
+  });
+
   it('has a scenario for every path of the table, and every path names its checks in the gate\'s order', () => {
     expect(Object.keys(scenarios).sort()).toEqual([...buyerPaths].sort());
     const order = ['blocklist', 'rate-limit', 'sale-window', 'cancelled-offline', 'admission', 'purchase-cap'];
@@ -368,4 +383,32 @@ describe('the buyer gate: every path × every check (issue 33)', () => {
       });
     }
   }
+});
+
+describe('strictly typed bodies (issue 33, Why 10)', () => {
+  it('refuses a body value of the wrong JSON type (no "2" for 2, no scalar for a list, no null for a number), nothing held; querystrings keep their conversion', async () => {
+    const api = await buyer();
+    const showId = await createShow(admin);
+    const saleId = await flashSale();
+    const cases: ['POST', string, unknown][] = [
+      ['POST', `/api/v1/shows/${showId}/holds`, { quantity: '2' }],
+      ['POST', `/api/v1/shows/${showId}/holds`, { seatIds: 'A-1-1' }],
+      ['POST', `/api/v1/shows/${showId}/holds`, { quantity: 2, holdSeconds: '300' }],
+      ['POST', `/api/v1/shows/${showId}/holds`, { quantity: 2, adjacent: 'true' }],
+      ['POST', `/api/v1/shows/${showId}/holds`, { quantity: null }],
+      ['POST', `/api/v1/shows/${showId}/waitlist`, { quantity: '1' }],
+    ];
+    for (const [method, url, body] of cases) {
+      const reply = await api.request(method, url, body);
+      expect({ body, status: reply.status, code: reply.body.code }).toEqual({ body, status: 400, code: 'VALIDATION_FAILED' });
+    }
+    const flash = await api.request('POST', `/api/v1/flash-sales/${saleId}/orders`, { itemId: 'TEA', quantity: '1' }, { 'x-idempotency-key': `s${++seq}` });
+    expect({ status: flash.status, code: flash.body.code }).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+    expect(await belongings(api)).toMatchObject({ holds: [], orders: [], waitlist: [] });
+    // The same values, typed: accepted.
+    expect((await api.request('POST', `/api/v1/shows/${showId}/holds`, { quantity: 2, adjacent: true, holdSeconds: 300 })).status).toBe(201);
+    // A querystring arrives as text: ?limit=5 is still read as 5.
+    const listed = await api.request('GET', '/api/v1/me/holds?limit=5');
+    expect({ status: listed.status, holds: listed.body.holds.length }).toEqual({ status: 200, holds: 1 });
+  });
 });
