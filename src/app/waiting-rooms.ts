@@ -221,8 +221,9 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
   let waiting = 0;
   const on = ctx.rooms.enabled();
   for (const room of on) {
-    const saleStartsAt = await saleStartOf(ctx, room.activityId);
-    if (saleStartsAt === null) continue;
+    const activity = await gateActivityOf(ctx, room.activityId);
+    if (activity === null) continue;
+    const { saleStartsAt, saleEndsAt } = activity;
     const stock = await leftToSell(ctx, room.activityId);
     // The stored room: its admit clock is shared by every process that may run a pass.
     const stored = await ctx.store.getWaitingRoom(room.activityId);
@@ -230,7 +231,8 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
     const first = stored.admitClock === 0;
     const due = admissionsDue({
       admitPerMinute: stored.admitPerMinute, elapsedMs: first ? 0 : now - stored.admitClock, carried: stored.admitCarry,
-      open: now >= saleStartsAt, leftToSell: stock.left,
+      // Open only within the sale: after it ended an admission could buy nothing (issue 33).
+      open: now >= saleStartsAt && now < saleEndsAt, leftToSell: stock.left,
     });
     // A room's first pass only starts the clock (one place due at once): admission goes at the rate, never a burst.
     const pass = await ctx.store.admitQueue({

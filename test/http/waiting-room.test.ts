@@ -70,6 +70,22 @@ describe('waiting room', () => {
     expect(live.body).toMatchObject({ enabled: true, admittedNow: 1, admittedLastMinute: 1, queueLength: 0 });
   });
 
+  it('admits nobody once the sale has ended, and takes no new place then (422 SALE_NOT_OPEN) (issue 33)', async () => {
+    const showId = await createShow(admin, { saleOpensInMs: -10 * 60_000, saleClosesInMs: 1_500 });
+    await on(showId, 0, 600);
+    const alice = await buyer();
+    const joined = await join(alice, showId);
+    expect(joined.status).toBe(201);
+    await sleep(1_600);
+    const late = await join(await buyer(), showId);
+    expect({ status: late.status, code: late.body.code }).toEqual({ status: 422, code: 'SALE_NOT_OPEN' });
+    await on(showId, 6_000, 600);
+    // Passes every 100 ms at 100 a second: any admission would have happened by now.
+    await sleep(800);
+    expect((await place(alice, showId, joined.body.queueId)).body.state).toBe('WAITING');
+    await room(showId, { enabled: false, admitPerMinute: 600, admissionSeconds: 600 });
+  });
+
   it('ends the token of a buyer who leaves the line (403 ADMISSION_INVALID, nothing held); joining again and being admitted again gives a token that buys (issue 33)', async () => {
     const showId = await createShow(admin);
     await on(showId);
