@@ -27,6 +27,8 @@ import { memoryAccountThrottle } from './adapters/throttle/memory-rate-limiter.j
 import { createBuyingThrottle } from './adapters/throttle/buying-throttle.js';
 import { Blocklist, type BlocklistHooks } from './app/blocklist.js';
 import { createUndiciSender } from './adapters/webhooks/undici-sender.js';
+import { guardedSender, type WebhookTargetPolicy } from './app/webhook-targets.js';
+import { lookup as dnsLookup } from 'node:dns/promises';
 import { createNodemailerSender } from './adapters/email/nodemailer-sender.js';
 import { defaultEmailPolicy, NotificationMailer } from './app/notification-email.js';
 import { createNotificationSink } from './app/notification-sink.js';
@@ -275,7 +277,12 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
   // Webhooks out: deliveries are sent by background work only (the due pass here, or the
   // deliver-webhook job), never on a request's path. The due pass, woken by the sink, sends at
   // once; with BullMQ each retry is also a delayed job, so it survives this process.
-  const webhookSender = createUndiciSender();
+  // Every target is checked before each attempt (issue 33): no delivery into this network unless allowed.
+  const webhookTargets: WebhookTargetPolicy = {
+    allow: { entries: config.webhooks.allowHosts },
+    resolve: async (host) => (await dnsLookup(host, { all: true })).map((a) => a.address),
+  };
+  const webhookSender = guardedSender(createUndiciSender(), webhookTargets);
   const webhookDelivery = new WebhookDelivery({
     store,
     clock,
@@ -327,6 +334,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       ...(config.port === 0 ? [] : [{ host: config.host, port: config.port }]),
       ...[listenUrl, baseUrl, config.publicUrl].map(selfAddressOf).filter((a): a is SelfAddress => a !== null),
     ],
+    targets: webhookTargets,
     newWebhookId: () => `whk_${randomBytes(12).toString('hex')}`,
     newSecret: () => `whsec_${randomBytes(32).toString('hex')}`,
   };

@@ -77,7 +77,11 @@ export interface Config {
   /** Fault injection for the drills (the TICKETRUSH_FAULT_PROVIDER_ERROR_RATE family of switches): off by default, refused in production mode. */
   readonly faults: Faults;
   /** Webhooks out: one attempt's bound, attempts at once, and how often due deliveries are looked for. */
-  readonly webhooks: { readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number };
+  readonly webhooks: {
+    readonly timeoutMs: number; readonly concurrency: number; readonly sweepMs: number;
+    /** TICKETRUSH_WEBHOOK_ALLOW_HOSTS: the inward targets (loopback, private, ...) the operator allows; none by default. */
+    readonly allowHosts: readonly string[];
+  };
   /**
    * Notification emails: sent through SMTP only when TICKETRUSH_SMTP_URL is set (smtp:// or
    * smtps://, credentials in the URL); TICKETRUSH_SMTP_FROM is the sender; TICKETRUSH_SMTP_TIMEOUT_MS
@@ -302,6 +306,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: int(env, 'TICKETRUSH_WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
       concurrency: int(env, 'TICKETRUSH_WEBHOOK_CONCURRENCY', 16, 1, 1000),
       sweepMs: int(env, 'TICKETRUSH_WEBHOOK_SWEEP_MS', 5_000, 50, 600_000),
+      allowHosts: Object.freeze((env.TICKETRUSH_WEBHOOK_ALLOW_HOSTS ?? '').split(',').map((h) => h.trim()).filter((h) => h !== '')),
     }),
     email: Object.freeze({
       smtpUrl: smtpUrl(env),

@@ -5,6 +5,7 @@ import {
 import type { Bargain, BargainOrder, OrderBargainOutcome } from '../ports/engine/index.js';
 import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
 import { current, settleFree, type FlashOrderView } from './flash-sales.js';
@@ -80,6 +81,9 @@ export interface StartedBargain {
 
 /** Starts the buyer's bargain order, or gives back the one they started (created false). */
 export async function startBargain(ctx: AppContext, userId: string, bargainId: string): Promise<{ created: boolean; started: StartedBargain }> {
+  // No stock is taken (no admission, no cap); the start's own statement decides the offline switch.
+  const show = await ctx.seatMaps.show(bargainId);
+  if (show !== null) passBuyerGate(ctx, { path: 'bargain-start', userId, activity: showActivity(show), admissionToken: undefined });
   const outcome = await ctx.store.startBargain({ bargainId, userId, bargainOrderId: ctx.ids.newId('bargainOrder'), now: ctx.clock.now() });
   if (!outcome.ok) {
     switch (outcome.code) {
@@ -104,6 +108,7 @@ export async function cutBargain(ctx: AppContext, helperId: string, bargainOrder
   if (bargainOrder === null) throw new AppError('BARGAIN_ORDER_NOT_FOUND', 'no such bargain order');
   const bargain = await ctx.store.getBargain(bargainOrder.bargainId);
   if (bargain === null) throw new AppError('BARGAIN_ORDER_NOT_FOUND', 'no such bargain order');
+  passBuyerGate(ctx, { path: 'bargain-cut', userId: helperId, activity: { ...showActivity(bargain.show), offline: bargain.record.offline }, admissionToken: undefined });
   const drawCents = drawCut(bargain.record, ctx.random ?? Math.random);
   const outcome = await ctx.store.cutBargain({ bargainOrderId, helperId, drawCents, now: ctx.clock.now() });
   if (outcome.ok) return { amountCents: outcome.amountCents, currentPriceCents: outcome.currentPriceCents, cuts: outcome.cuts };
@@ -123,7 +128,6 @@ export type BargainOrderStatus = 'CUTTING' | 'READY' | 'ORDERED' | 'LAPSED';
 export interface BargainOrderView {
   bargainOrderId: string;
   bargainId: string;
-  userId: string;
   title: string;
   goods: string;
   currency: string;
@@ -140,8 +144,8 @@ export interface BargainOrderView {
   mine: boolean | null;
   /** Whether the signed-in caller has cut it (null when anonymous). */
   cutByMe: boolean | null;
-  /** Every cut, oldest first (helper, amount, time). */
-  cutList: { helperId: string; helperName: string; amountCents: number; cutAt: string }[];
+  /** Every cut, oldest first (helper's name, amount, time): no user ids, the page is public (issue 33). */
+  cutList: { helperName: string; amountCents: number; cutAt: string }[];
 }
 
 function statusOf(b: BargainOrder, bargain: Bargain, now: number): BargainOrderStatus {
@@ -157,14 +161,23 @@ export async function getBargainOrder(ctx: AppContext, bargainOrderId: string, v
   if (b === null || bargain === null) throw new AppError('BARGAIN_ORDER_NOT_FOUND', 'no such bargain order');
   const cuts = await ctx.store.listBargainCuts(bargainOrderId, bargainLimits.cutsListedMax);
   return {
-    bargainOrderId, bargainId: b.bargainId, userId: b.userId, title: bargain.show.title, goods: bargain.record.goods,
+    bargainOrderId, bargainId: b.bargainId, title: bargain.show.title, goods: bargain.record.goods,
     currency: bargain.show.currency ?? ctx.policy.currency, originalPriceCents: bargain.record.originalPriceCents, floorPriceCents: bargain.record.floorPriceCents,
     currentPriceCents: b.currentPriceCents, minCuts: bargain.record.minCuts, cuts: b.cuts, status: statusOf(b, bargain, ctx.clock.now()), orderId: b.orderId,
     shareUrl: shareUrlOf(bargainOrderId), saleEndsAt: iso(bargain.show.saleEndsAt),
     mine: viewerUserId === null ? null : viewerUserId === b.userId,
     cutByMe: viewerUserId === null ? null : cuts.some((c) => c.helperId === viewerUserId),
-    cutList: cuts.map((c) => ({ helperId: c.helperId, helperName: c.helperName, amountCents: c.amountCents, cutAt: iso(c.cutAt) })),
+    // The share page is public: names as their owners chose them, never an account's id.
+    cutList: cuts.map((c) => ({ helperName: c.helperName, amountCents: c.amountCents, cutAt: iso(c.cutAt) })),
   };
+}
+
+export interface BargainOrderCommand {
+  readonly userId: string;
+  readonly bargainOrderId: string;
+  readonly idempotencyKey: string;
+  /** The X-Admission-Token sent, for the buyer gate (undefined: none). */
+  readonly admissionToken?: string | undefined;
 }
 
 /** What "the same request" means for a key: the same bargain order. */
@@ -178,7 +191,7 @@ export function bargainOrderRequestHash(bargainOrderId: string): string {
  * X-Idempotency-Key in the same key scope as every order; a bargain order has one order ever,
  * so ordering again with another key answers that order (replayed).
  */
-export async function placeBargainOrder(ctx: AppContext, command: { userId: string; bargainOrderId: string; idempotencyKey: string }): Promise<{ order: FlashOrderView; replayed: boolean }> {
+export async function placeBargainOrder(ctx: AppContext, command: BargainOrderCommand): Promise<{ order: FlashOrderView; replayed: boolean }> {
   const begun = await beginKey(ctx, `order:${command.userId}`, command.idempotencyKey, bargainOrderRequestHash(command.bargainOrderId));
   if (begun.kind === 'replay') return { order: await current(ctx, begun.order.orderId, begun.order), replayed: true };
   const { claim } = begun;
@@ -219,7 +232,11 @@ export async function placeBargainOrder(ctx: AppContext, command: { userId: stri
   }
 }
 
-async function take(ctx: AppContext, command: { userId: string; bargainOrderId: string; idempotencyKey: string }): Promise<{ order: Order; expiresAt: number | null } | { existing: Order }> {
+async function take(ctx: AppContext, command: BargainOrderCommand): Promise<{ order: Order; expiresAt: number | null } | { existing: Order }> {
+  // The bargain is the activity; someone else's bargain order, or none, is left to the statement (404).
+  const mine = await ctx.store.getBargainOrder(command.bargainOrderId);
+  const show = mine === null || mine.userId !== command.userId ? null : await ctx.seatMaps.show(mine.bargainId);
+  if (show !== null) passBuyerGate(ctx, { path: 'bargain-order', userId: command.userId, activity: showActivity(show), admissionToken: command.admissionToken });
   const now = ctx.clock.now();
   const outcome: OrderBargainOutcome = await ctx.store.orderBargain({
     bargainOrderId: command.bargainOrderId, userId: command.userId, holdId: ctx.ids.newId('hold'), orderId: ctx.ids.newId('order'),

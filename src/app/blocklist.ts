@@ -136,10 +136,14 @@ export class Blocklist {
     let target: BlockTarget;
     if ('username' in request) {
       const user = found(await this.ctx.store.findUserByUsername(request.username), 'USER_NOT_FOUND', `no user named ${request.username}`);
+      // An admin is demoted first (setRole refuses the last one, atomically): no block can lock the last admin out.
+      if (user.role === 'ADMIN') throw new AppError('INVALID_BLOCK', 'an ADMIN account cannot be blocked; take the ADMIN role away first (the last ADMIN keeps it)');
       target = { kind: 'USER', userId: user.userId, username: user.username };
     } else {
       const cidr = normalCidr(request.ip);
       if (cidr === null) throw new AppError('INVALID_BLOCK', 'ip must be an IPv4 or IPv6 address, or a CIDR block such as 203.0.113.0/24');
+      // A /0 (0.0.0.0/0, ::/0) blocks every buyer at once: a mistake, or an outage by one request.
+      if (cidr.endsWith('/0')) throw new AppError('INVALID_BLOCK', 'a block may not cover every address (/0); name the addresses to block');
       target = { kind: 'IP', cidr };
     }
     if ((await this.ctx.store.listActiveBlocks(blocklistEntriesMax)).length >= blocklistEntriesMax) {

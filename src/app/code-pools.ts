@@ -2,6 +2,7 @@ import { checkCodePool, judgeCode, limits, saleWindow, type CodePoolDraft, type 
 import type { CodePool, CodePoolView, GrabbedCode, MyCode, Page } from '../ports/engine/index.js';
 import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate } from './buyer-gate.js';
 import { AppError, unwrap } from './errors.js';
 import { iso } from './views.js';
 
@@ -62,6 +63,9 @@ const poolCaches = new WeakMap<CodePoolContext, Map<string, CodePool>>();
 /** What creating, importing and grabbing need: the store, the clock and ids (the CLI builds no more). */
 export type CodePoolContext = Pick<AppContext, 'store' | 'clock' | 'ids'>;
 
+/** What a grab needs besides: the waiting rooms and the admission tokens, for the buyer gate. */
+export type GrabContext = CodePoolContext & Pick<AppContext, 'rooms' | 'admission'>;
+
 /** Drops a pool from this process's cache after an organizer's change (the next grab reads it again). */
 export function forgetPool(ctx: CodePoolContext, poolId: string): void {
   poolCaches.get(ctx)?.delete(poolId);
@@ -108,12 +112,16 @@ export async function codePoolDetail(ctx: CodePoolContext, poolId: string, userI
  * one popped from the pool (201). The store decides atomically; one code per buyer is its
  * unique index, so racing grabs by one buyer all answer the same code.
  */
-export async function grabCode(ctx: CodePoolContext, poolId: string, userId: string): Promise<{ fresh: boolean; grabbed: GrabbedCodeView }> {
+export async function grabCode(ctx: GrabContext, poolId: string, userId: string, admissionToken?: string): Promise<{ fresh: boolean; grabbed: GrabbedCodeView }> {
   const pool = await poolOf(ctx, poolId);
   const had = await ctx.store.codeOfUser(poolId, userId);
   if (had !== null) return { fresh: false, grabbed: grabbedView(had) };
   const now = ctx.clock.now();
-  if (saleWindow(pool, now).status !== 'ON_SALE') throw new AppError('SALE_NOT_OPEN', 'this code pool is not open now', { saleStartsAt: iso(pool.saleStartsAt), saleEndsAt: iso(pool.saleEndsAt) });
+  // The offline switch and one code per buyer are the grab's own statement's, under its lock.
+  passBuyerGate(ctx, {
+    path: 'code-pool-grab', userId, admissionToken,
+    activity: { activityId: poolId, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, cancelled: false, offline: null },
+  });
   const outcome = await ctx.store.grabCode({ poolId, userId, now });
   if (outcome.ok) return { fresh: outcome.fresh, grabbed: grabbedView(outcome.grabbed) };
   if (outcome.code === 'SOLD_OUT') throw new AppError('SOLD_OUT', 'every code of this pool has been handed out');

@@ -12,6 +12,8 @@ export interface ExchangeCommand {
   /** The show of the new seats; the order's own show when absent. */
   readonly showId: string | null;
   readonly request: HoldRequest;
+  /** The X-Admission-Token sent: the new seats' activity may have its waiting room on. */
+  readonly admissionToken?: string | undefined;
 }
 
 export interface ExchangeView {
@@ -63,7 +65,10 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
   if (visible.status !== 'TICKETED') throw new AppError('ORDER_NOT_TICKETED', `an order in ${visible.status} cannot be exchanged`, { status: visible.status });
   const newShowId = command.showId ?? visible.showId;
   // The hold is the buyer's, whoever asks (an organizer exchanges on the buyer's behalf).
-  const { hold } = await holdSeats(ctx, { userId: visible.userId, showId: newShowId, request: command.request });
+  const { hold } = await holdSeats(ctx, {
+    userId: visible.userId, showId: newShowId, request: command.request,
+    gate: { path: 'exchange', admissionToken: command.admissionToken, organizer: admin },
+  });
   try {
     const newShow = found(await ctx.store.getShow(newShowId), 'SHOW_NOT_FOUND', 'no such show');
     const seatedByQuantity = hold.lines.some((l) => l.kind === 'UNITS' && newShow.seatMap.sections.find((s) => s.id === l.sectionId)?.kind === 'SEATED');

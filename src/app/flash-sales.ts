@@ -5,6 +5,7 @@ import {
 import type { FlashSale, TakeFlashSaleOutcome } from '../ports/engine/index.js';
 import { auditDraft, campaignAction, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
 import { AppError, unwrap } from './errors.js';
 import { scheduleExpiry } from './expiry.js';
 import { awaitPayment, beginKey, openPayment, settleFailedStart, withCheckout } from './orders.js';
@@ -90,6 +91,8 @@ export interface FlashOrderCommand {
   readonly itemId: string;
   readonly quantity: number;
   readonly idempotencyKey: string;
+  /** The X-Admission-Token sent, for the buyer gate (undefined: none). */
+  readonly admissionToken?: string | undefined;
 }
 
 /** A flash-sale order as its route answers: the order, and until it is paid when it lapses. */
@@ -146,6 +149,9 @@ export async function placeFlashOrder(ctx: AppContext, command: FlashOrderComman
 }
 
 async function take(ctx: AppContext, command: FlashOrderCommand): Promise<{ order: Order; expiresAt: number | null }> {
+  // The gate from memory; the take's own statement decides the offline switch and the buyer's cap under its lock.
+  const show = await ctx.seatMaps.show(command.flashSaleId);
+  if (show !== null) passBuyerGate(ctx, { path: 'flash-sale-order', userId: command.userId, activity: showActivity(show), admissionToken: command.admissionToken });
   const now = ctx.clock.now();
   const outcome: TakeFlashSaleOutcome = await ctx.store.takeFlashSaleUnits({
     flashSaleId: command.flashSaleId,

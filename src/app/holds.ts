@@ -2,6 +2,7 @@ import { checkClaimRequest, extendHold, isCounted, limits, releaseHold as releas
 import { StoreBusyError, type ClaimBase, type ClaimOutcome, type Page } from '../ports/engine/index.js';
 import type { ShowSeats } from './seat-map-cache.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
 import { AppError, found, unwrap } from './errors.js';
 import { cancelExpiry } from './enqueue.js';
 import { rescheduleExpiry, scheduleExpiry } from './expiry.js';
@@ -31,6 +32,8 @@ export interface PlaceHoldCommand {
   readonly showId: string;
   readonly request: HoldRequest;
   readonly holdSeconds?: number;
+  /** The buyer gate's inputs: the path (a hold, or the new side of an exchange) and the X-Admission-Token sent. */
+  readonly gate?: { readonly path: 'hold' | 'exchange'; readonly admissionToken: string | undefined; readonly organizer?: boolean };
 }
 
 export interface PlacedHold {
@@ -66,6 +69,10 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
   // A flash sale's stock is sold through its own route (its offline switch, its order kind).
   if (show.campaign !== undefined) throw new AppError('SHOW_NOT_FOUND', 'no such show: this is a flash sale (POST /flash-sales/{id}/orders)');
   const { request } = command;
+  passBuyerGate(ctx, {
+    path: command.gate?.path ?? 'hold', userId: command.userId, activity: showActivity(show),
+    admissionToken: command.gate?.admissionToken, ...(command.gate?.organizer === true ? { organizer: true } : {}),
+  });
   const now = ctx.clock.now();
   const units = request.kind === 'seats' ? request.seatIds.length : request.quantity;
   const { expiresAt } = unwrap(checkClaimRequest({

@@ -4,6 +4,7 @@ import {
   type Hold, type Order, type OrderContact, type OrderDiscount,
 } from '../domain/index.js';
 import { applyPaymentReport } from './payments.js';
+import { passOrderGate } from './buyer-gate.js';
 import type { IdempotencyRecord, KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { cancelExpiry } from './enqueue.js';
@@ -20,6 +21,8 @@ export interface CreateOrderCommand {
   readonly discountCode?: string;
   /** The buyer's contact for the organizer (seed 002 §5). */
   readonly contact?: OrderContact;
+  /** The X-Admission-Token sent, for the buyer gate (undefined: none). */
+  readonly admissionToken?: string | undefined;
 }
 
 export interface CreateOrderResult {
@@ -47,6 +50,7 @@ const busy = (what: string): AppError =>
  * whose key a retry took over changes nothing more.
  */
 export async function createOrder(ctx: AppContext, command: CreateOrderCommand): Promise<CreateOrderResult> {
+  await passOrderGate(ctx, { userId: command.userId, holdId: command.holdId, admissionToken: command.admissionToken });
   const scope = `order:${command.userId}`;
   const requestHash = orderRequestHash(command.holdId, command);
   const begun = await beginKey(ctx, scope, command.idempotencyKey, requestHash);

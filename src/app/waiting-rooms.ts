@@ -5,6 +5,7 @@ import {
   type QueueEntry, type QueueEntryState, type WaitingRoom, type WaitingRoomSettings,
 } from '../domain/index.js';
 import type { AppContext } from './context.js';
+import { passBuyerGate, showActivity, type GateActivity } from './buyer-gate.js';
 import { AppError, unwrap } from './errors.js';
 import { iso } from './views.js';
 
@@ -35,6 +36,14 @@ async function saleStartOf(ctx: AppContext, activityId: string): Promise<number 
   if (show !== null) return show.saleStartsAt;
   const pool = await ctx.store.getCodePool(activityId);
   return pool === null ? null : pool.saleStartsAt;
+}
+
+/** The activity as the buyer gate sees it: a show or campaign from the read model, or a code pool. */
+async function gateActivityOf(ctx: AppContext, activityId: string): Promise<GateActivity | null> {
+  const show = await ctx.seatMaps.show(activityId);
+  if (show !== null) return showActivity(show);
+  const pool = await ctx.store.getCodePool(activityId);
+  return pool === null ? null : { activityId, saleStartsAt: pool.saleStartsAt, saleEndsAt: pool.saleEndsAt, cancelled: false, offline: null };
 }
 
 /**
@@ -113,8 +122,11 @@ const positionOfNew = async (ctx: AppContext, entry: QueueEntry): Promise<Placed
 export async function joinQueue(ctx: AppContext, userId: string, activityId: string): Promise<{ created: boolean; view: QueueView }> {
   const room = ctx.rooms.get(activityId);
   if (room === null || !room.enabled) throw new AppError('WAITING_ROOM_OFF', 'this activity has no waiting room on: buy directly');
-  const saleStartsAt = await saleStartOf(ctx, activityId);
-  if (saleStartsAt === null) throw new AppError('ACTIVITY_NOT_FOUND', `no activity ${activityId}`);
+  const activity = await gateActivityOf(ctx, activityId);
+  if (activity === null) throw new AppError('ACTIVITY_NOT_FOUND', `no activity ${activityId}`);
+  // The buyer gate before any place is given: no line after the sale ended (a line may form before it opens).
+  passBuyerGate(ctx, { path: 'queue-join', userId, activity, admissionToken: undefined });
+  const { saleStartsAt } = activity;
   if (!(await leftToSell(ctx, activityId)).left) throw new AppError('SOLD_OUT', 'nothing is left to sell: no place in line is given');
   const now = ctx.clock.now();
   const random = ctx.random ?? Math.random;
@@ -152,8 +164,16 @@ export async function leaveQueue(ctx: AppContext, userId: string, activityId: st
   let placed = await ownPlace(ctx, userId, activityId, queueId);
   for (let attempt = 0; attempt < limits.staleRetriesMax && queueEntryMachine.can(placed.entry.state, 'LEAVE'); attempt++) {
     const to = unwrap(queueEntryMachine.transition(placed.entry.state, 'LEAVE'));
-    const moved = await ctx.store.moveQueueEntry({ queueId, from: placed.entry.state, to, now: ctx.clock.now() });
-    if (moved.ok) return queueView(ctx, { entry: moved.entry, position: 0 }, ctx.rooms.get(activityId));
+    const { entry } = placed;
+    const now = ctx.clock.now();
+    const leftAdmission = entry.state === 'ADMITTED' && entry.admittedUntil !== null
+      ? { userId: entry.userId, activityId: entry.activityId, admittedUntil: entry.admittedUntil } : undefined;
+    const moved = await ctx.store.moveQueueEntry({ queueId, from: entry.state, to, now, ...(leftAdmission === undefined ? {} : { leftAdmission }) });
+    if (moved.ok) {
+      // This process at once; the others through the change feed's 'queue.left' row written with the move.
+      if (leftAdmission !== undefined) ctx.rooms.leave(leftAdmission, now);
+      return queueView(ctx, { entry: moved.entry, position: 0 }, ctx.rooms.get(activityId));
+    }
     placed = await ownPlace(ctx, userId, activityId, queueId);
   }
   return queueView(ctx, placed, ctx.rooms.get(activityId));
@@ -169,7 +189,7 @@ export async function blockQueuePlaces(ctx: AppContext, userId: string): Promise
 }
 
 /**
- * The gate on the buying routes (holds, orders, campaign orders and grabs): with the activity's
+ * The admission check of the buyer gate (buyer-gate.ts): with the activity's
  * room on, the request must carry a valid admission token of this user for this activity. Known
  * from memory (the room cache) and checked by signature: no database read.
  */
@@ -181,6 +201,8 @@ export function requireAdmission(ctx: Pick<AppContext, 'rooms' | 'admission' | '
   }
   const check = ctx.admission.verify(input.token, { userId: input.userId, activityId: input.activityId, now: ctx.clock.now() });
   if (!check.ok) throw new AppError('ADMISSION_INVALID', 'the admission token is not valid for this user, this activity, or now', { reason: check.reason });
+  // A buyer who left the line gave their admission up: its token ends with it (from memory, fed by the change feed).
+  if (ctx.rooms.hasLeft(check.claims)) throw new AppError('ADMISSION_INVALID', 'you left the line: this admission token has ended; join again', { reason: 'left' });
 }
 
 /** Expired admissions and sold-out lines moved per pass, at most. */
@@ -199,8 +221,9 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
   let waiting = 0;
   const on = ctx.rooms.enabled();
   for (const room of on) {
-    const saleStartsAt = await saleStartOf(ctx, room.activityId);
-    if (saleStartsAt === null) continue;
+    const activity = await gateActivityOf(ctx, room.activityId);
+    if (activity === null) continue;
+    const { saleStartsAt, saleEndsAt } = activity;
     const stock = await leftToSell(ctx, room.activityId);
     // The stored room: its admit clock is shared by every process that may run a pass.
     const stored = await ctx.store.getWaitingRoom(room.activityId);
@@ -211,7 +234,8 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
     // at the new one (under load, passes are far apart and that gap was a burst).
     const due = admissionsDue({
       admitPerMinute: stored.admitPerMinute, elapsedMs: first ? 0 : now - Math.max(stored.admitClock, stored.updatedAt), carried: stored.admitCarry,
-      open: now >= saleStartsAt, leftToSell: stock.left,
+      // Open only within the sale: after it ended an admission could buy nothing (issue 33).
+      open: now >= saleStartsAt && now < saleEndsAt, leftToSell: stock.left,
     });
     // A room's first pass only starts the clock (one place due at once): admission goes at the rate, never a burst.
     const pass = await ctx.store.admitQueue({
@@ -224,24 +248,4 @@ export async function admitOnce(ctx: AppContext): Promise<{ admitted: number; ex
   // The waiting-room length gauge (one counted range per room that is on, once per pass).
   ctx.telemetry.waitingRoom(waiting);
   return { admitted, expired };
-}
-
-/**
- * The gate on orders of a hold: the hold's activity (its show, or the campaign the show carries)
- * decides. Read only when some room is on; a hold that is not the caller's, or none, is left to
- * the order's own checks (404, 403).
- */
-export async function requireHoldAdmission(ctx: AppContext, input: { readonly userId: string; readonly holdId: string; readonly token: string | undefined }): Promise<void> {
-  if (!ctx.rooms.anyOn()) return;
-  const hold = await ctx.store.getHold(input.holdId);
-  if (hold === null || hold.userId !== input.userId) return;
-  requireAdmission(ctx, { userId: input.userId, activityId: hold.showId, token: input.token });
-}
-
-/** The gate on ordering a bargain: the bargain is the activity. */
-export async function requireBargainOrderAdmission(ctx: AppContext, input: { readonly userId: string; readonly bargainOrderId: string; readonly token: string | undefined }): Promise<void> {
-  if (!ctx.rooms.anyOn()) return;
-  const bargainOrder = await ctx.store.getBargainOrder(input.bargainOrderId);
-  if (bargainOrder === null || bargainOrder.userId !== input.userId) return;
-  requireAdmission(ctx, { userId: input.userId, activityId: bargainOrder.bargainId, token: input.token });
 }

@@ -1,4 +1,6 @@
-import { claimWindowMs, seatLimitOf, unitsOf, waitlistLimits, type Hold } from '../domain/index.js';
+import { claimWindowMs, seatLimitOf, unitsOf, waitlistLimits, type Hold, type Show } from '../domain/index.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
+import { AppError } from './errors.js';
 import type { LapseHoldInput, LapseHoldOutcome } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { enqueueJob, expireHoldKey } from './enqueue.js';
@@ -11,12 +13,28 @@ import { enqueueJob, expireHoldKey } from './enqueue.js';
  */
 export async function waitlistTerms(ctx: AppContext, hold: Hold, now: number): Promise<NonNullable<LapseHoldInput['waitlist']>> {
   const show = await ctx.seatMaps.show(hold.showId);
-  const n = Math.max(1, unitsOf(hold.lines));
+  // No hold ids, no offer: the gate of path 'waitlist-offer' is closed (the room is on, the sale ended, the show cancelled).
+  const n = show !== null && !offersOpen(ctx, show) ? 0 : Math.max(1, unitsOf(hold.lines));
   return {
     holdIds: Array.from({ length: n }, () => ctx.ids.newId('hold')),
     claimUntil: now + claimWindowMs(ctx.policy.waitlistClaimSeconds ?? waitlistLimits.claimSecondsDefault),
     userUnitsMax: show === null ? ctx.policy.maxSeatsPerUserDefault : seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault),
   };
+}
+
+/**
+ * The gate of an offer (path 'waitlist-offer'): the buyer first in line sent no request, so there
+ * is no token to show. While the show's waiting room is on, what comes back goes to the admitted
+ * buyers and offers pause; after the sale ended or once the show is cancelled nothing is offered.
+ */
+export function offersOpen(ctx: Pick<AppContext, 'rooms' | 'admission' | 'clock'>, show: Show): boolean {
+  try {
+    passBuyerGate(ctx, { path: 'waitlist-offer', userId: '', activity: showActivity(show), admissionToken: undefined });
+    return true;
+  } catch (error) {
+    if (error instanceof AppError) return false;
+    throw error;
+  }
 }
 
 /** The offered holds expire like any hold (the sweep is the net). */

@@ -1,4 +1,6 @@
 import { checkJoin, claimWindowMs, isCounted, seatLimitOf, waitlistLimits, type WaitlistEntry } from '../domain/index.js';
+import { passBuyerGate, showActivity } from './buyer-gate.js';
+import { offersOpen } from './waitlist-terms.js';
 import type { InventoryChanges, OutboxEvent, OutboxSink } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -35,11 +37,18 @@ const offersPerPassMax = 20;
 
 const claimMs = (ctx: AppContext): number => claimWindowMs(ctx.policy.waitlistClaimSeconds ?? waitlistLimits.claimSecondsDefault);
 
-export async function joinWaitlist(ctx: AppContext, userId: string, showId: string, body: { section?: string; quantity: number }): Promise<WaitlistEntryView> {
+export async function joinWaitlist(ctx: AppContext, userId: string, showId: string, body: { section?: string; quantity: number }, admissionToken?: string): Promise<WaitlistEntryView> {
   const show = found(await ctx.store.getShow(showId), 'SHOW_NOT_FOUND', 'no such show');
+  // Before the entry is written: a refusal leaves nothing queued and nothing offered.
+  passBuyerGate(ctx, { path: 'waitlist-join', userId, activity: showActivity(show), admissionToken });
   const sections = new Map(show.seatMap.sections.map((s) => [s.id, { seatBySeat: !isCounted(s) }]));
   const sectionId = body.section ?? null;
-  unwrap(checkJoin({ quantity: body.quantity, sectionId }, sections, seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault)));
+  const cap = seatLimitOf(show, ctx.policy.maxSeatsPerUserDefault);
+  // The show's per-buyer cap answers as it does for a hold (the same refusal on every path).
+  if (Number.isInteger(body.quantity) && body.quantity > cap) {
+    throw new AppError('PURCHASE_LIMIT_REACHED', `one buyer may have at most ${cap} seats of this show`, { limit: cap, claimed: 0, requested: body.quantity });
+  }
+  unwrap(checkJoin({ quantity: body.quantity, sectionId }, sections, cap));
   const outcome = await ctx.store.joinWaitlist({ entryId: ctx.ids.newId('waitlistEntry'), showId, userId, sectionId, quantity: body.quantity, now: ctx.clock.now() });
   if (!outcome.ok) throw new AppError('WAITLIST_ALREADY_JOINED', 'you are already on the waitlist for this show', outcome.entry === null ? undefined : { entryId: outcome.entry.entryId });
   // Seats may be free already (released before anyone waited): the line moves now, not on the next release.
@@ -64,7 +73,7 @@ export async function myWaitlist(ctx: AppContext, userId: string): Promise<Waitl
  */
 export async function offerFreed(ctx: AppContext, showId: string): Promise<WaitlistEntry[]> {
   const show = await ctx.store.getShow(showId);
-  if (show === null) return [];
+  if (show === null || !offersOpen(ctx, show)) return [];
   const offered: WaitlistEntry[] = [];
   for (let i = 0; i < offersPerPassMax; i++) {
     const now = ctx.clock.now();

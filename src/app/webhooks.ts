@@ -3,6 +3,7 @@ import { outboxEventTypes, type DeliveryWithAttempts, type OutboxEventType, type
 import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { AppError, unwrap } from './errors.js';
+import { checkWebhookTarget, type WebhookTargetPolicy } from './webhook-targets.js';
 
 /** What the admin use cases need besides the store: randomness, and where this server answers. */
 /** The event names a webhook may subscribe to (the outbox's types), for the edge's schema. */
@@ -11,6 +12,8 @@ export const webhookEventTypes = outboxEventTypes;
 export interface WebhookSettings {
   /** This server's own addresses (listen address, TICKETRUSH_PUBLIC_URL): a webhook may not point at them. */
   selfAddresses(): readonly SelfAddress[];
+  /** Where a webhook may point (loopback, private and link-local addresses refused unless allowed). */
+  readonly targets: WebhookTargetPolicy;
   newWebhookId(): string;
   /** A fresh signing secret (random, shown once). */
   newSecret(): string;
@@ -33,6 +36,9 @@ const iso = (ms: number | null): string | null => (ms === null ? null : new Date
 /** Registers an endpoint; the secret is in this answer only. */
 export async function createWebhook(ctx: AppContext, settings: WebhookSettings, input: { url: string; events: readonly string[] }, actor: Actor | null = null): Promise<{ webhookId: string; secret: string }> {
   const url = unwrap(checkWebhookUrl(input.url, settings.selfAddresses()));
+  // Before anything is stored or sent: a target inside this network is refused (deliveries check again).
+  const target = await checkWebhookTarget(settings.targets, url, { unresolved: 'accept' });
+  if (!target.ok) throw new AppError('WEBHOOK_URL_INVALID', `the webhook URL may not point inside this network: ${target.reason}`);
   const events = unwrap(checkWebhookEvents(input.events, outboxEventTypes));
   const webhook: Webhook = {
     webhookId: settings.newWebhookId(), url, events, secret: settings.newSecret(), status: 'ACTIVE', createdAt: ctx.clock.now(), disabledReason: null,

@@ -18,6 +18,7 @@ export * from './venue-geometry.js';
 export * from './show-edit.js';
 export * from './code-pool.js';
 export * from './webhook-rules.js';
+export * from './webhook-targets.js';
 export * from './flash-sale.js';
 export * from './bargain.js';
 export * from './activity.js';

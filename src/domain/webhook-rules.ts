@@ -1,4 +1,5 @@
 import { fail, ok, type Result } from './result.js';
+import { parseIp } from './webhook-targets.js';
 
 /**
  * Rules of signed webhooks out (issue 22 item 4): which endpoints may be registered, and when a
@@ -11,7 +12,12 @@ const loopbackHost = (host: string): boolean =>
   host === 'localhost' || host.endsWith('.localhost') || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1' || host === '0.0.0.0' || host === '::';
 const wildcardHost = (host: string): boolean => host === '0.0.0.0' || host === '::' || host === '';
 
-const bareHost = (host: string): string => host.toLowerCase().replace(/^\[|\]$/g, '');
+/** A host without brackets, and an IPv4-mapped IPv6 address as the IPv4 address it is ([::ffff:127.0.0.1] is 127.0.0.1). */
+const bareHost = (host: string): string => {
+  const bare = host.toLowerCase().replace(/^\[|\]$/g, '');
+  const ip = bare.includes(':') ? parseIp(bare) : null;
+  return ip !== null && ip.v === 4 ? ip.octets.join('.') : bare;
+};
 const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
 
 /** An address this server answers on: its listening host and port, or its public URL's. */

@@ -35,6 +35,7 @@ import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { blocklistRoutes } from './routes/blocklist.js';
+import { installStrictBodies } from './strict-body.js';
 import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
 
@@ -108,6 +109,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
 
   // Before any route is registered: the bound learns each route's class as it is added.
   installLoadShedding(app, deps.loadShedding ?? defaultLoadShedding);
+  // Bodies strictly typed; querystrings and params keep the validator's coercion (issue 33).
+  installStrictBodies(app);
 
   app.addSchema(ErrorBody);
   let webServed = false;

@@ -68,7 +68,6 @@ export const CutResponse = Type.Object({
 export const BargainOrderResponse = Type.Object({
   bargainOrderId: Type.String(),
   bargainId: Type.String(),
-  userId: Type.String({ description: 'Who started it' }),
   title: Type.String(),
   goods: Type.String(),
   currency: Type.String(),
@@ -85,7 +84,7 @@ export const BargainOrderResponse = Type.Object({
   saleEndsAt: Type.String(),
   mine: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the caller (bearer token) started it; null when anonymous' }),
   cutByMe: Type.Union([Type.Boolean(), Type.Null()], { description: 'Whether the caller has cut it; null when anonymous' }),
-  cutList: Type.Array(Type.Object({ helperId: Type.String(), helperName: Type.String(), amountCents: Type.Integer(), cutAt: Type.String() }), {
+  cutList: Type.Array(Type.Object({ helperName: Type.String(), amountCents: Type.Integer(), cutAt: Type.String() }), {
     maxItems: bargainLimits.cutsListedMax, description: 'Every cut, oldest first',
   }),
 });

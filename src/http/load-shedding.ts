@@ -37,6 +37,8 @@ const classes: readonly { readonly method: string; readonly url: RegExp; readonl
   { method: 'POST', url: /^\/api\/v1\/flash-sales\/:[^/]+\/orders$/, shed: 'take' },
   { method: 'POST', url: /^\/api\/v1\/bargains\/:[^/]+\/start$/, shed: 'take' },
   { method: 'POST', url: /^\/api\/v1\/bargain-orders\/:[^/]+\/cuts$/, shed: 'take' },
+  // The new side of an exchange takes seats like a hold (issue 33).
+  { method: 'POST', url: /^\/api\/v1\/orders\/:[^/]+\/exchange$/, shed: 'take' },
   { method: 'POST', url: /^\/api\/v1\/orders$/, shed: 'money' },
   { method: 'POST', url: /^\/api\/v1\/orders\/:[^/]+\/(sandbox-pay|cancel)$/, shed: 'money' },
   { method: 'POST', url: /^\/api\/v1\/payments\/callback$/, shed: 'money' },

@@ -36,6 +36,24 @@ describe.each(storeFactories)('waiting rooms on $name', (factory) => {
     expect(rows.map((e) => [e.data.enabled, e.data.version])).toEqual([[true, 1], [true, 2], [false, 3]]);
   });
 
+  it('writes queue.left with the admission given up when an ADMITTED place leaves, in the move itself; a stale move writes nothing (issue 33)', async () => {
+    const activityId = id('act');
+    const userId = await newUser(h.store);
+    await h.store.setWaitingRoom({ activityId, settings, now: T0 });
+    const { entry } = await join(activityId, userId);
+    await admit(activityId, 5, T0 + 1_000);
+    const admittedEntry = (await h.store.getQueueEntry(entry.queueId))?.entry;
+    expect(admittedEntry?.state).toBe('ADMITTED');
+    const until = admittedEntry?.admittedUntil as number;
+    const head = await h.store.outboxHead();
+    const leftAdmission = { userId, activityId, admittedUntil: until };
+    expect((await h.store.moveQueueEntry({ queueId: entry.queueId, from: 'ADMITTED', to: 'LEFT', now: T0 + 2_000, leftAdmission })).ok).toBe(true);
+    // Already LEFT: stale, and no second row.
+    expect((await h.store.moveQueueEntry({ queueId: entry.queueId, from: 'ADMITTED', to: 'LEFT', now: T0 + 3_000, leftAdmission })).ok).toBe(false);
+    const rows = (await h.store.readOutbox(head, 500)).events.filter((e) => e.type === 'queue.left');
+    expect(rows.map((e) => e.data)).toEqual([{ userId, activityId, admittedUntil: until }]);
+  });
+
   it('gives one place per user and activity, however many joins race, and a new place in another activity', async () => {
     const activityId = id('act');
     const userId = await newUser(h.store);

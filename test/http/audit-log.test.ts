@@ -13,7 +13,7 @@ let adminId: string;
 let buyer: ApiClient;
 
 beforeAll(async () => {
-  t = await startTestNode({ env: { TICKETRUSH_RATE_LIMITS: 'off' } });
+  t = await startTestNode({ env: { TICKETRUSH_RATE_LIMITS: 'off', TICKETRUSH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1:9' } });
   admin = await adminClient(t.node.app);
   adminId = (await admin.request('GET', '/api/v1/me')).body.userId;
   buyer = await new ApiClient(t.node.app).signUp('audit-buyer');

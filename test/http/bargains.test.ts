@@ -77,6 +77,12 @@ describe('bargains', () => {
     expect(seen.body).toMatchObject({ bargainOrderId: boId, bargainId, status: 'READY', cuts: 2, currentPriceCents: price, floorPriceCents: 6_000, orderId: null });
     expect(seen.body.cutList.map((c: { amountCents: number }) => c.amountCents)).toEqual([c1.body.amountCents, c2.body.amountCents]);
     expect(seen.body.cutList[0].helperName).toMatch(/^bargain/);
+    // The share page is public: no account ids, the owner's or the helpers' (issue 33).
+    const ids = await Promise.all([alice, bob, carol].map(async (u) => (await u.request('GET', '/api/v1/me')).body.userId as string));
+    expect(ids.every((id) => typeof id === 'string' && id.length > 0)).toBe(true);
+    for (const id of ids) expect(JSON.stringify(seen.body)).not.toContain(id);
+    expect(Object.keys(seen.body)).not.toContain('userId');
+    expect(Object.keys(seen.body.cutList[0])).toEqual(['helperName', 'amountCents', 'cutAt']);
 
     const placed = await order(alice, boId, 'alice-bargain');
     expect(placed.status).toBe(201);
@@ -244,10 +250,10 @@ describe('bargain rush over real sockets', () => {
     for (const r of replies) codes.set(`${r.status} ${r.body.code ?? ''}`, (codes.get(`${r.status} ${r.body.code ?? ''}`) ?? 0) + 1);
     const won = replies.filter((r) => r.status === 201);
     const seen = await initiator!.call('GET', `/api/v1/bargain-orders/${boId}`);
-    const cuts = seen.body.cutList as { helperId: string; amountCents: number }[];
+    const cuts = seen.body.cutList as { helperName: string; amountCents: number }[];
     expect(seen.body.currentPriceCents).toBeGreaterThanOrEqual(60_000);
     expect(cuts.reduce((s, c) => s + c.amountCents, 0)).toBe(100_000 - seen.body.currentPriceCents);
-    expect(new Set(cuts.map((c) => c.helperId)).size).toBe(cuts.length);
+    expect(new Set(cuts.map((c) => c.helperName)).size).toBe(cuts.length);
     expect(cuts).toHaveLength(won.length);
     expect(seen.body.cuts).toBe(won.length);
     // Every helper got at most one 201; every other answer is one of the two refusals.

@@ -97,6 +97,13 @@ describe('bad input and roles', () => {
     expect((await block({ username: 'nobody-here', reason: 'x' })).body.code).toBe('USER_NOT_FOUND');
     expect((await block({ ip: '300.1.1.1', reason: 'x' })).body.code).toBe('INVALID_BLOCK');
     expect((await block({ ip: '10.0.0.0/33', reason: 'x' })).body.code).toBe('INVALID_BLOCK');
+    // Every address at once (issue 33): refused, in every spelling; nothing is added.
+    for (const ip of ['0.0.0.0/0', '::/0', '1.2.3.4/0', '::ffff:0.0.0.0/0']) {
+      expect({ ip, ...(await block({ ip, reason: 'x' })).body }).toMatchObject({ ip, code: 'INVALID_BLOCK' });
+    }
+    expect((await admin.request('GET', '/api/v1/admin/blocklist')).body.entries.filter((e: { ip: string | null }) => e.ip?.endsWith('/0'))).toEqual([]);
+    // An ADMIN account, the caller's own included: refused (demote first; the last ADMIN cannot be demoted).
+    expect({ ...(await block({ username: 'admin', reason: 'x' })).body }).toMatchObject({ code: 'INVALID_BLOCK' });
     expect((await block({ ip: '10.0.0.1', reason: '   ' })).body.code).toBe('INVALID_BLOCK');
     expect((await block({ ip: '10.0.0.1', reason: 'x', expiresAt: new Date(Date.now() - 1000).toISOString() })).body.code).toBe('INVALID_BLOCK');
     expect((await block({ ip: '10.0.0.1' })).status).toBe(400);

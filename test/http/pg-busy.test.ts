@@ -43,6 +43,7 @@ describe.skipIf(testStore === 'sqlite')('PostgreSQL with every connection taken'
         TICKETRUSH_DATABASE_CHECKOUT_POOL_MAX: '1',
         TICKETRUSH_DATABASE_CONNECT_TIMEOUT_MS: '150',
         TICKETRUSH_RATE_LIMITS: 'off',
+        TICKETRUSH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1:9',
       },
     });
     admin = await adminClient(t.node.app);

@@ -105,7 +105,7 @@ describe('Stripe Checkout', () => {
     expect(await seatOf(alice, showId, 'A-5-1')).toBe('HELD');
   });
 
-  it('refuses a forged signature (401 SIGNATURE_INVALID) and a stale one (401 SIGNATURE_EXPIRED); nothing is applied', async () => {
+  it('refuses a forged signature (401 SIGNATURE_INVALID) and one dated outside the tolerance, past or future (401 SIGNATURE_EXPIRED); nothing is applied', async () => {
     const alice = await buyer();
     const { showId, order } = await placeOrder(alice, ['A-6-1']);
     const session = { ...stripe.sessions.get(order.paymentId)!, status: 'complete' as const, payment_status: 'paid' as const };
@@ -116,6 +116,9 @@ describe('Stripe Checkout', () => {
     expect({ status: swapped.statusCode, code: swapped.json().code }).toEqual({ status: 401, code: 'SIGNATURE_INVALID' });
     const stale = await deliver(stripe.signedEvent('checkout.session.completed', session, webhookSecret, { timestamp: Math.floor(Date.now() / 1000) - 301 }));
     expect({ status: stale.statusCode, code: stale.json().code }).toEqual({ status: 401, code: 'SIGNATURE_EXPIRED' });
+    // Outside the tolerance the other way (issue 33): a genuine signature dated 400 s ahead.
+    const ahead = await deliver(stripe.signedEvent('checkout.session.completed', session, webhookSecret, { timestamp: Math.floor(Date.now() / 1000) + 400 }));
+    expect({ status: ahead.statusCode, code: ahead.json().code }).toEqual({ status: 401, code: 'SIGNATURE_EXPIRED' });
     const unsigned = await t.node.app.inject({ method: 'POST', url: '/api/v1/payments/stripe/webhook', payload: '{}', headers: { 'content-type': 'application/json' } });
     expect(unsigned.json().code).toBe('SIGNATURE_INVALID');
     expect((await orderOf(alice, order.orderId)).status).toBe('PENDING_PAY');

@@ -70,6 +70,42 @@ describe('waiting room', () => {
     expect(live.body).toMatchObject({ enabled: true, admittedNow: 1, admittedLastMinute: 1, queueLength: 0 });
   });
 
+  it('admits nobody once the sale has ended, and takes no new place then (422 SALE_NOT_OPEN) (issue 33)', async () => {
+    const showId = await createShow(admin, { saleOpensInMs: -10 * 60_000, saleClosesInMs: 1_500 });
+    await on(showId, 0, 600);
+    const alice = await buyer();
+    const joined = await join(alice, showId);
+    expect(joined.status).toBe(201);
+    await sleep(1_600);
+    const late = await join(await buyer(), showId);
+    expect({ status: late.status, code: late.body.code }).toEqual({ status: 422, code: 'SALE_NOT_OPEN' });
+    await on(showId, 6_000, 600);
+    // Passes every 100 ms at 100 a second: any admission would have happened by now.
+    await sleep(800);
+    expect((await place(alice, showId, joined.body.queueId)).body.state).toBe('WAITING');
+    await room(showId, { enabled: false, admitPerMinute: 600, admissionSeconds: 600 });
+  });
+
+  it('ends the token of a buyer who leaves the line (403 ADMISSION_INVALID, nothing held); joining again and being admitted again gives a token that buys (issue 33)', async () => {
+    const showId = await createShow(admin);
+    await on(showId);
+    const alice = await buyer();
+    const joined = await join(alice, showId);
+    const { admissionToken } = await admitted(alice, showId, joined.body.queueId);
+    expect((await alice.request('DELETE', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`)).status).toBe(200);
+    const stale = await hold(alice, showId, ['A-1-1'], admissionToken);
+    expect({ status: stale.status, code: stale.body.code }).toEqual({ status: 403, code: 'ADMISSION_INVALID' });
+    expect((await alice.request('GET', '/api/v1/me/holds')).body.holds).toEqual([]);
+    const again = await join(alice, showId);
+    expect(again.body.queueId).toBe(joined.body.queueId);
+    const fresh = await admitted(alice, showId, again.body.queueId);
+    expect(fresh.admissionToken).not.toBe(admissionToken);
+    expect((await hold(alice, showId, ['A-1-1'], fresh.admissionToken)).status).toBe(201);
+    expect((await hold(alice, showId, ['A-1-2'], admissionToken)).body.code).toBe('ADMISSION_INVALID');
+    // Off again: a room left on would lengthen every later admitter pass of this file.
+    await room(showId, { enabled: false, admitPerMinute: 600, admissionSeconds: 600 });
+  });
+
   it('refuses another user\'s token, another activity\'s, a forged one, an oversized one, and an expired one with 403 ADMISSION_INVALID', async () => {
     const showA = await createShow(admin);
     const showB = await createShow(admin);
@@ -323,5 +359,28 @@ describe.runIf(testOnPostgres)('waiting room across two processes', () => {
     expect((await holdOnB('A-9-2', token)).status).toBe(201);
     await room(showId, { enabled: false, admitPerMinute: 600, admissionSeconds: 600 });
     await eventually(async () => ((await holdOnB('A-9-3')).status === 201 ? true : undefined), 2_000, 'B lets holds through again');
+  });
+
+  it('a buyer who leaves the line on A has their token refused by B within a second, with no store read per request (issue 33)', async () => {
+    const showId = await createShow(admin);
+    const alice = await new HttpBuyer(bUrl, `twoleft${++seq}`).signUp();
+    const holdOnB = (seat: string, token: string) => alice.call('POST', `/api/v1/shows/${showId}/holds`, { seatIds: [seat] }, { 'x-admission-token': token });
+    await on(showId, 600, 600);
+    // B hears of the room through the change feed first.
+    const joined = await eventually(async () => {
+      const r = await alice.call('POST', `/api/v1/activities/${showId}/queue`);
+      return r.status === 201 ? r : undefined;
+    }, 2_000, 'B knows the room');
+    const token = await eventually(async () => {
+      const r = await alice.call('GET', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`);
+      return r.body.state === 'ADMITTED' ? (r.body.admissionToken as string) : undefined;
+    }, 10_000, 'admission');
+    expect((await holdOnB('A-8-1', token)).status).toBe(201);
+    // Left through A (the in-process app): B hears it from the change feed.
+    const aliceOnA = await new ApiClient(t.node.app).logIn(alice.username, 'password-123');
+    expect((await aliceOnA.request('DELETE', `/api/v1/activities/${showId}/queue/${joined.body.queueId}`)).status).toBe(200);
+    const started = Date.now();
+    await eventually(async () => ((await holdOnB('A-8-2', token)).body.code === 'ADMISSION_INVALID' ? true : undefined), 2_000, 'B ends the token');
+    expect(Date.now() - started).toBeLessThan(1_500);
   });
 });

@@ -19,7 +19,8 @@ let receiver: WebhookReceiver;
 const publicUrl = 'https://tickets.example.com';
 
 beforeAll(async () => {
-  t = await startTestNode({ env: { TICKETRUSH_PUBLIC_URL: publicUrl, TICKETRUSH_RATE_LIMITS: 'off' } });
+  // The local receiver is on loopback: allowed by the operator's setting, as in a test deployment (issue 33).
+  t = await startTestNode({ env: { TICKETRUSH_PUBLIC_URL: publicUrl, TICKETRUSH_RATE_LIMITS: 'off', TICKETRUSH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1,localhost' } });
   admin = await adminClient(t.node.app);
   buyer = await new ApiClient(t.node.app).signUp('hook-buyer');
   receiver = await startWebhookReceiver(() => 204);
@@ -62,6 +63,17 @@ describe('webhook administration', () => {
       [`${own.origin}/api/v1/hook`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
       [`http://localhost:${own.port}/hook`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
       [`http://[::1]:${own.port}/hook`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
+      [`http://[::ffff:127.0.0.1]:${own.port}/hook`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
+      // Inward targets (issue 33): refused before anything is stored or sent, unless allowed (here 127.0.0.1 and localhost are).
+      ['http://169.254.169.254/latest/meta-data/', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://10.0.0.1/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://172.16.0.1/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://192.168.1.1/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://[fd00::1]/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://[fe80::1]/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://0.0.0.0:9/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://127.0.0.2:6379/', ['order.paid'], 'WEBHOOK_URL_INVALID'],
+      ['http://[::ffff:10.0.0.1]/hook', ['order.paid'], 'WEBHOOK_URL_INVALID'],
       [`${publicUrl}/hook`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
       [`https://TICKETS.example.com:443/x`, ['order.paid'], 'WEBHOOK_URL_LOOP'],
       [receiver.url, ['order.shipped'], 'WEBHOOK_EVENT_UNKNOWN'],
@@ -74,7 +86,7 @@ describe('webhook administration', () => {
       expect({ url: url.slice(0, 60), status: reply.status, code: reply.body.code }).toEqual({ url: url.slice(0, 60), status: 400, code });
     }
     expect((await register(admin, { url: receiver.url, events: ['order.paid'], extra: 1 })).status).toBe(400);
-    // Other ports of this machine, and other hosts on the public URL's port, are fine.
+    // Other ports of this machine (loopback allowed by TICKETRUSH_WEBHOOK_ALLOW_HOSTS here), and other hosts on the public URL's port, are fine.
     for (const url of [`http://127.0.0.1:${Number(own.port) === 65535 ? 1 : Number(own.port) + 1}/hook`, 'https://hooks.example.org/in', 'http://localhost:9/x']) {
       const reply = await register(admin, { url, events: ['order.paid'] });
       expect({ url, status: reply.status }).toEqual({ url, status: 201 });

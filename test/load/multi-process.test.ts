@@ -117,6 +117,8 @@ function processEnv(i: number): NodeJS.ProcessEnv {
     TICKETRUSH_DEMO: '0',
     TICKETRUSH_LOG_LEVEL: 'info',
     TICKETRUSH_PUBLIC_URL: relay.url,
+    // The webhook receiver listens on loopback: allowed, as an operator would (issue 33).
+    TICKETRUSH_WEBHOOK_ALLOW_HOSTS: '127.0.0.1',
     // Given, so this test can sign its buyers' tokens; the payment secret and the ticket signing
     // key are left for the processes to settle through the database.
     TICKETRUSH_JWT_SECRET: jwtSecret,

@@ -252,7 +252,7 @@ export interface BargainOrder {
   readonly saleEndsAt: string;
   readonly mine: boolean | null;
   readonly cutByMe: boolean | null;
-  readonly cutList: readonly { readonly helperId: string; readonly helperName: string; readonly amountCents: number; readonly cutAt: string }[];
+  readonly cutList: readonly { readonly helperName: string; readonly amountCents: number; readonly cutAt: string }[];
 }
 
 /** Where a catalog row opens: a show's seat map, or the campaign's own page. */

@@ -81,6 +81,10 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider & 
         if (error instanceof Stripe.errors.StripeSignatureVerificationError && /tolerance/i.test(error.message)) return { kind: 'STALE' };
         return { kind: 'INVALID' };
       }
+      // Stripe's library refuses only a timestamp too far in the past; one too far ahead is as
+      // much outside the tolerance (a pre-signed event held back for later), and refused alike.
+      const signedAt = signedAtSeconds(signature);
+      if (signedAt === null || signedAt - Math.floor(nowMs / 1000) > options.toleranceSeconds) return { kind: 'STALE' };
       const verdict = verdictOf[event.type];
       if (verdict === undefined) return { kind: 'IGNORED', eventType: event.type };
       const session = event.data.object as Stripe.Checkout.Session;
@@ -92,6 +96,12 @@ export function createStripeProvider(options: StripeOptions): PaymentProvider & 
       return { kind: 'REPORT', eventId: event.id, report: { paymentId: session.id, orderId, status, amountCents: session.amount_total } };
     },
   };
+}
+
+/** The `t=` of a Stripe-Signature header (seconds), or null without one (the signature check already passed, so there is one). */
+function signedAtSeconds(header: string | undefined): number | null {
+  const t = (header ?? '').split(',').map((part) => part.trim()).find((part) => part.startsWith('t='))?.slice(2);
+  return t === undefined || !/^\d{1,12}$/.test(t) ? null : Number(t);
 }
 
 function apiTarget(url: string): { host: string; port: number; protocol: 'http' | 'https' } {

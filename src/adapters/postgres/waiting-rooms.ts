@@ -1,6 +1,6 @@
 import type { QueueEntry, QueueEntryState, WaitingRoom } from '../../domain/index.js';
 import type { AdmitQueueOutcome, JoinQueueOutcome, MoveQueueEntryOutcome, WaitingRoomStore } from '../../ports/engine/index.js';
-import { waitingRoomChanged } from '../shared/outbox-drafts.js';
+import { queueLeft, waitingRoomChanged } from '../shared/outbox-drafts.js';
 import { unexpected, type PgLanes } from './db.js';
 import { appendAuditEntry } from './change-log.js';
 import { appendOutbox } from './outbox.js';
@@ -95,6 +95,7 @@ export function pgWaitingRooms(lanes: PgLanes, origin: string): WaitingRoomStore
              admitted_until = CASE WHEN $3 IN ('WAITING', 'EXPIRED', 'LEFT', 'BLOCKED') THEN NULL ELSE admitted_until END
            WHERE queue_id = $1 AND state = $2 RETURNING *`,
           [input.queueId, input.from, input.to, input.now, input.band ?? null, input.draw ?? null]);
+        if (rows[0] !== undefined && input.leftAdmission !== undefined) await appendOutbox(c, origin, input.now, [queueLeft(input.leftAdmission)]);
         return rows[0] === undefined ? { ok: false, stale: 'queue-entry' } : { ok: true, entry: toEntry(rows[0]) };
       });
       return result.ok ? result.value : unexpected('moveQueueEntry', result);

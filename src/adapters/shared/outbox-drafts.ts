@@ -1,5 +1,5 @@
 import type { Hold, Order, OrderStatus, ReservationLine, Show, Ticket, WaitingRoom } from '../../domain/index.js';
-import type { InventoryChanges, OutboxDraft, OutboxEventType } from '../../ports/engine/index.js';
+import type { InventoryChanges, LeftAdmission, OutboxDraft, OutboxEventType } from '../../ports/engine/index.js';
 
 /**
  * The outbox rows each operation writes, built the same way by every adapter (so the contract
@@ -94,6 +94,14 @@ export function waitingRoomChanged(room: WaitingRoom): OutboxDraft {
   return {
     type: 'waiting-room.changed', showId: null, changes: null,
     data: { activityId: room.activityId, enabled: room.enabled, admitPerMinute: room.admitPerMinute, admissionSeconds: room.admissionSeconds, version: room.version, updatedAt: room.updatedAt },
+  };
+}
+
+/** A buyer left the line while admitted: every process ends that admission's token (the buyer gate's admission check). */
+export function queueLeft(left: LeftAdmission): OutboxDraft {
+  return {
+    type: 'queue.left', showId: null, changes: null,
+    data: { activityId: left.activityId, userId: left.userId, admittedUntil: left.admittedUntil },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { QueueEntry, QueueEntryState, WaitingRoom } from '../../domain/index.js';
 import type { AdmitQueueOutcome, JoinQueueOutcome, MoveQueueEntryOutcome, WaitingRoomStore } from '../../ports/engine/index.js';
-import { waitingRoomChanged } from '../shared/outbox-drafts.js';
+import { queueLeft, waitingRoomChanged } from '../shared/outbox-drafts.js';
 import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
@@ -105,6 +105,7 @@ export function sqliteWaitingRooms(db: Db, gc: GroupCommit, ob: OutboxWriter): W
     moveQueueEntry: (input) =>
       gc.write('moveQueueEntry', (): MoveQueueEntryOutcome => {
         const row = q.move.get({ queueId: input.queueId, from: input.from, to: input.to, now: input.now, band: input.band ?? null, draw: input.draw ?? null }) as EntryRow | undefined;
+        if (row !== undefined && input.leftAdmission !== undefined) ob.append(input.now, [queueLeft(input.leftAdmission)]);
         return row === undefined ? { ok: false, stale: 'queue-entry' } : { ok: true, entry: toEntry(row) };
       }),
 

@@ -2,7 +2,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { createBargain, cutBargain, getBargain, getBargainOrder, placeBargainOrder, startBargain } from '../../app/bargains.js';
 import { limits } from '../../domain/index.js';
-import { requireBargainOrderAdmission } from '../../app/waiting-rooms.js';
 import { admissionTokenOf } from '../admission.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
@@ -111,8 +110,7 @@ export const bargainRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
-    await requireBargainOrderAdmission(ctx, { userId: me.userId, bargainOrderId: request.params.bargainOrderId, token: admissionTokenOf(request) });
-    const result = await placeBargainOrder(ctx, { userId: me.userId, bargainOrderId: request.params.bargainOrderId, idempotencyKey: key });
+    const result = await placeBargainOrder(ctx, { userId: me.userId, bargainOrderId: request.params.bargainOrderId, idempotencyKey: key, admissionToken: admissionTokenOf(request) });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);
   });

@@ -5,7 +5,6 @@ import { cancelOrder, createOrder, paymentDueAt } from '../../app/orders.js';
 import { orderRefunds, requestOrderRefund } from '../../app/refunds.js';
 import { getOrderWithTickets, listMyOrders } from '../../app/tickets.js';
 import { holdTermsView, holdView } from '../../app/views.js';
-import { requireAdmission, requireHoldAdmission } from '../../app/waiting-rooms.js';
 import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import { holdSeatsOnce } from '../../app/idempotent-holds.js';
 import type { Hold } from '../../domain/index.js';
@@ -54,7 +53,6 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
-    requireAdmission(ctx, { userId: me.userId, activityId: request.params.showId, token: admissionTokenOf(request) });
     const body = request.body;
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
@@ -70,6 +68,7 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
       userId: me.userId,
       showId: request.params.showId,
       request: holdRequest,
+      gate: { path: 'hold' as const, admissionToken: admissionTokenOf(request) },
       ...(body.holdSeconds === undefined ? {} : { holdSeconds: body.holdSeconds }),
     };
     const key = request.headers['x-idempotency-key'];
@@ -137,10 +136,9 @@ export const bookingRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asyn
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
-    await requireHoldAdmission(ctx, { userId: me.userId, holdId: request.body.holdId, token: admissionTokenOf(request) });
     const { discountCode, contact } = request.body;
     const result = await createOrder(ctx, {
-      userId: me.userId, holdId: request.body.holdId, idempotencyKey: key,
+      userId: me.userId, holdId: request.body.holdId, idempotencyKey: key, admissionToken: admissionTokenOf(request),
       ...(discountCode === undefined ? {} : { discountCode }),
       ...(contact === undefined ? {} : { contact: unwrap(checkContact(contact)) }),
     });

@@ -3,7 +3,6 @@ import { Type } from '@sinclair/typebox';
 import { changeActivity, getActivity, listActivities } from '../../app/activities.js';
 import { createFlashSale, getFlashSale, placeFlashOrder } from '../../app/flash-sales.js';
 import { limits } from '../../domain/index.js';
-import { requireAdmission } from '../../app/waiting-rooms.js';
 import { admissionTokenOf } from '../admission.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
@@ -110,8 +109,7 @@ export const campaignRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     if (key === undefined || key.length === 0 || key.length > limits.idempotencyKeyLengthMax || !idempotencyKeyPattern.test(key)) {
       throw new HttpError('VALIDATION_FAILED', `X-Idempotency-Key is required: 1-${limits.idempotencyKeyLengthMax} characters of A-Z a-z 0-9 . _ : -`);
     }
-    requireAdmission(ctx, { userId: me.userId, activityId: request.params.flashSaleId, token: admissionTokenOf(request) });
-    const result = await placeFlashOrder(ctx, { userId: me.userId, flashSaleId: request.params.flashSaleId, idempotencyKey: key, ...request.body });
+    const result = await placeFlashOrder(ctx, { userId: me.userId, flashSaleId: request.params.flashSaleId, idempotencyKey: key, ...request.body, admissionToken: admissionTokenOf(request) });
     if (result.replayed) void reply.header('idempotent-replayed', 'true');
     return reply.status(201).send(result.order);
   });

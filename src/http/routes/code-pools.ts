@@ -3,7 +3,6 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { codesCsvParser, codesOfCsv } from '../../app/code-csv.js';
 import { codePoolDetail, createCodePool, grabCode, importCodes, ImportInterrupted, myCodes } from '../../app/code-pools.js';
-import { requireAdmission } from '../../app/waiting-rooms.js';
 import { admissionTokenOf } from '../admission.js';
 import type { HttpDeps } from '../deps.js';
 import { buyerGate } from '../buyer-gate.js';
@@ -128,8 +127,7 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
-    requireAdmission(ctx, { userId: me.userId, activityId: request.params.poolId, token: admissionTokenOf(request) });
-    const { fresh, grabbed } = await grabCode(ctx, request.params.poolId, me.userId);
+    const { fresh, grabbed } = await grabCode(ctx, request.params.poolId, me.userId, admissionTokenOf(request));
     return reply.status(fresh ? 201 : 200).send(grabbed);
   });
 

@@ -23,7 +23,7 @@ export const stripeWebhookRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox =
       tags: ['payments'],
       summary: 'Stripe webhook (checkout.session.* events), verified by its Stripe-Signature header on the raw body',
       description: 'Applies checkout.session.completed (paid), async_payment_succeeded, async_payment_failed and expired; other events are acknowledged '
-        + 'with outcome null. A forged signature is 401 SIGNATURE_INVALID, one older than the tolerance 401 SIGNATURE_EXPIRED; nothing is applied for either. '
+        + 'with outcome null. A forged signature is 401 SIGNATURE_INVALID, one dated outside the tolerance (past or future) 401 SIGNATURE_EXPIRED; nothing is applied for either. '
         + '404 STRIPE_DISABLED unless TICKETRUSH_PAYMENT_PROVIDER=stripe.',
       headers: Type.Object({ 'stripe-signature': Type.Optional(Type.String({ maxLength: 1024 })) }),
       response: {

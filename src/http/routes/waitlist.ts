@@ -4,6 +4,7 @@ import { joinWaitlist, leaveWaitlist, myWaitlist } from '../../app/waitlist.js';
 import type { HttpDeps } from '../deps.js';
 import { guard, requireUser } from '../auth.js';
 import { buyerGate } from '../buyer-gate.js';
+import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import { ShowParams, errorResponses } from '../schemas.js';
 import { JoinWaitlistBody, WaitlistEntryResponse } from '../waitlist-schemas.js';
 
@@ -17,7 +18,7 @@ export const waitlistRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     schema: {
       tags: ['booking'],
       summary: 'Join the waitlist of a show (one live entry per buyer and show); seats that come back are offered in order of joining as a hold',
-      description: 'Refusals: 403 BLOCKED, 429 RATE_LIMITED, 404 SHOW_NOT_FOUND, 409 WAITLIST_ALREADY_JOINED, 422 INVALID_WAITLIST_REQUEST. When seats are free at once the entry comes back OFFERED with its hold.',
+      description: `Refusals: 403 BLOCKED, 429 RATE_LIMITED, 404 SHOW_NOT_FOUND, 409 WAITLIST_ALREADY_JOINED, 422 INVALID_WAITLIST_REQUEST, 422 SALE_NOT_OPEN, 409 SHOW_CANCELLED. When seats are free at once the entry comes back OFFERED with its hold; while the show's waiting room is on, offers pause. ${admissionHeaderDoc}`,
       security: [{ bearer: [] }],
       params: ShowParams,
       body: JoinWaitlistBody,
@@ -25,7 +26,7 @@ export const waitlistRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
-    return reply.status(201).send(await joinWaitlist(ctx, me.userId, request.params.showId, request.body));
+    return reply.status(201).send(await joinWaitlist(ctx, me.userId, request.params.showId, request.body, admissionTokenOf(request)));
   });
 
   app.delete('/shows/:showId/waitlist', {

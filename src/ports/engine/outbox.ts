@@ -25,12 +25,15 @@ export type OutboxEventType =
   | 'waitlist.offered'
   | 'show.cancelled'
   /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
-  | 'waiting-room.changed';
+  | 'waiting-room.changed'
+  /** A buyer left an activity's line while admitted: their admission token ends (issue 33). */
+  | 'queue.left';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
   'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled', 'waiting-room.changed',
+  'queue.left',
 ];
 
 export interface OutboxEvent {

@@ -42,6 +42,19 @@ export interface MoveQueueEntryInput {
   /** REJOIN: the new place (the back of the line). */
   readonly band?: 0 | 1;
   readonly draw?: number;
+  /**
+   * LEAVE from ADMITTED: the admission the buyer gives up. The move writes 'queue.left' with it in
+   * the same transaction, so every process ends the token (the admission's user, activity and end
+   * are the token's claims) without reading the store per request.
+   */
+  readonly leftAdmission?: LeftAdmission;
+}
+
+/** An admission given up by leaving the line: what identifies its token. */
+export interface LeftAdmission {
+  readonly userId: string;
+  readonly activityId: string;
+  readonly admittedUntil: number;
 }
 
 export type MoveQueueEntryOutcome = { readonly ok: true; readonly entry: QueueEntry } | { readonly ok: false; readonly stale: 'queue-entry' };

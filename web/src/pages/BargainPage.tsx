@@ -136,7 +136,7 @@ export function BargainOrderPage({ bargainOrderId }: { bargainOrderId: string })
       )}
       <h2>{t('bargainCuts', { n: o.cuts })}</h2>
       <ol data-testid="bargain-cuts">
-        {o.cutList.map((c) => <li key={c.helperId}>{t('bargainCutLine', { name: c.helperName, amount: money(c.amountCents, o.currency) })}</li>)}
+        {o.cutList.map((c) => <li key={`${c.helperName} ${c.cutAt}`}>{t('bargainCutLine', { name: c.helperName, amount: money(c.amountCents, o.currency) })}</li>)}
       </ol>
     </section>
   );
