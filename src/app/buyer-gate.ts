@@ -2,7 +2,7 @@ import { saleWindow } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { iso } from './views.js';
-import { requireAdmission } from './waiting-rooms.js';
+import { requireAdmission } from './admission-check.js';
 
 /**
  * The buyer gate (issue 33): every use case that takes inventory names its path here and passes
