@@ -27,8 +27,8 @@ describe.each(storeFactories)('refunds on $name', (factory) => {
     };
     if (!(await h.store.settlePayment(plan)).ok) throw new Error('settle');
     const drafts: TicketDraft[] = hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
-      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId }))
-      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
+      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId, paidCents: 0 }))
+      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null, paidCents: 0 }))));
     const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: drafts, now: T0 + 20 });
     if (!issued.ok) throw new Error(`issue: ${JSON.stringify(issued)}`);
     return { orderId: order.orderId, paymentId: payment.paymentId, tickets: issued.tickets };

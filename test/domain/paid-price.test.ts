@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { allocatePaidCents, paidCentsByTicket } from '../../src/domain/index.js';
+
+describe('paid prices (issue 32): the charge allocated over the units, largest remainder in line order', () => {
+  it('sums exactly to the charge, in proportion to list prices', () => {
+    expect(allocatePaidCents(608, [380, 380])).toEqual([304, 304]);
+    expect(allocatePaidCents(764, [380, 380, 380])).toEqual([255, 255, 254]);
+    expect(allocatePaidCents(200, [100, 100, 100])).toEqual([67, 67, 66]);
+    // Unequal weights: 1000 over 5000 + 3000 is 625 + 375.
+    expect(allocatePaidCents(1000, [5000, 3000])).toEqual([625, 375]);
+    // The largest remainder wins the cent, whatever its place: 10 over 1, 2 is 3.33 and 6.67.
+    expect(allocatePaidCents(10, [1, 2])).toEqual([3, 7]);
+    expect(allocatePaidCents(0, [380, 380])).toEqual([0, 0]);
+    expect(allocatePaidCents(5, [0, 0])).toEqual([3, 2]);
+    expect(allocatePaidCents(5, [])).toEqual([]);
+    for (let charge = 0; charge < 500; charge += 7) {
+      const weights = [380, 1000, 5, 5, 120];
+      const paid = allocatePaidCents(charge, weights);
+      expect(paid.reduce((a, b) => a + b, 0)).toBe(charge);
+      expect(paid.every((p) => Number.isInteger(p) && p >= 0)).toBe(true);
+    }
+    // Large orders stay exact (charge × weight beyond 2^53).
+    expect(allocatePaidCents(90_000_000_000, [99_999_999, 1]).reduce((a, b) => a + b, 0)).toBe(90_000_000_000);
+  });
+
+  it('keeps stored paid prices; allocates tickets from before they were stored', () => {
+    const stored = [{ ticketId: 'a', sectionId: 'A', paidCents: 300 }, { ticketId: 'b', sectionId: 'A', paidCents: 308 }];
+    expect([...paidCentsByTicket({ amountCents: 608 }, stored, () => 380)]).toEqual([['a', 300], ['b', 308]]);
+    const legacy = [{ ticketId: 'a', sectionId: 'A' }, { ticketId: 'b', sectionId: 'B' }];
+    expect([...paidCentsByTicket({ amountCents: 900 }, legacy, (s) => (s === 'A' ? 500 : 1000))]).toEqual([['a', 300], ['b', 600]]);
+  });
+});
