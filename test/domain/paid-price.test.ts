@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allocatePaidCents, paidCentsByTicket } from '../../src/domain/index.js';
+import { allocatePaidCents, paidCentsByTicket, planExchange, type Hold, type Order, type Ticket } from '../../src/domain/index.js';
 
 describe('paid prices (issue 32): the charge allocated over the units, largest remainder in line order', () => {
   it('sums exactly to the charge, in proportion to list prices', () => {
@@ -28,5 +28,32 @@ describe('paid prices (issue 32): the charge allocated over the units, largest r
     expect([...paidCentsByTicket({ amountCents: 608 }, stored, () => 380)]).toEqual([['a', 300], ['b', 308]]);
     const legacy = [{ ticketId: 'a', sectionId: 'A' }, { ticketId: 'b', sectionId: 'B' }];
     expect([...paidCentsByTicket({ amountCents: 900 }, legacy, (s) => (s === 'A' ? 500 : 1000))]).toEqual([['a', 300], ['b', 600]]);
+  });
+});
+
+describe('exchange value (issue 32): the paid price of the tickets given up, bounded by what is left of the order', () => {
+  const now = Date.UTC(2026, 10, 1, 12);
+  const show = { startsAt: now + 10 * 86_400_000, exchangeUntilHoursBefore: 24 };
+  const ticket = (ticketId: string, status: Ticket['status'], paidCents: number): Ticket => ({
+    ticketId, orderId: 'o1', userId: 'u1', showId: 's1', sectionId: 'GA', seatId: null, code: ticketId, status, issuedAt: now, usedAt: null,
+    checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null, paidCents,
+  });
+  const order = { orderId: 'o1', userId: 'u1', showId: 's1', holdId: 'h0', idempotencyKey: 'k', lines: [], amountCents: 3000, status: 'TICKETED', paymentId: 'p1', createdAt: now, updatedAt: now } satisfies Order;
+  const newHold = (totalPriceCents: number): Hold => ({
+    holdId: 'h1', showId: 's1', userId: 'u1', lines: [{ kind: 'UNITS', sectionId: 'GA', quantity: 2 }], totalPriceCents, status: 'ACTIVE', createdAt: now, expiresAt: now + 60_000, extensions: 0,
+  });
+  const plan = (refundedCents: number, totalPriceCents: number) => planExchange({
+    order, tickets: [ticket('a', 'INVALID', 1000), ticket('b', 'VALID', 1000), ticket('c', 'VALID', 1000)], newHold: newHold(totalPriceCents), actor: 'ORGANIZER', now,
+    refundedCents, oldListCentsOf: () => 1000,
+  }, show);
+
+  it('carries the paid prices of the valid tickets; the difference compares list prices of what is given up', () => {
+    expect(plan(1000, 2000)).toEqual({ ok: true, value: { oldTicketIds: ['b', 'c'], carriedCents: 2000, differenceCents: 0, newAmountCents: 2000 } });
+    expect(plan(1000, 3000)).toMatchObject({ ok: false, error: { code: 'EXCHANGE_PRICE_DIFFERS', details: { differenceCents: 1000 } } });
+  });
+
+  it('never carries more than what is left of the order after refunds (refunds that took more than the refunded tickets paid)', () => {
+    expect(plan(1500, 2000)).toMatchObject({ ok: true, value: { carriedCents: 1500, newAmountCents: 1500 } });
+    expect(plan(3000, 2000)).toMatchObject({ ok: true, value: { carriedCents: 0, newAmountCents: 0 } });
   });
 });
