@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { paymentAfterRefund, type PaymentStatus } from '../../domain/index.js';
 import type {
   InventoryChanges, Refund, RefundStore, RequestRefundOutcome, SeatChange, SettleRefundOutcome, StockChange,
 } from '../../ports/engine/index.js';
@@ -99,6 +100,20 @@ export function pgRefunds(db: PgDb, origin: string): RefundStore {
             if (change !== null) stock.push(change);
           }
           await moveUserUnits(c, refund.userId, refund.showId, -refund.ticketIds.length);
+          // The payment the money went back through says so (issue 32). Its row is locked first, so
+          // two refunds of one payment settling at once sum each other's (READ COMMITTED reads the
+          // other's commit after the lock): the last one sees every REFUNDED refund, this one included.
+          if (refund.paymentId !== null && refund.amountCents > 0) {
+            const { rows: paid } = await c.query<{ status: PaymentStatus; amount_cents: number }>(
+              'SELECT status, amount_cents FROM payments WHERE payment_id = $1 FOR UPDATE', [refund.paymentId]);
+            const payment = paid[0];
+            if (payment !== undefined) {
+              const { rows: sum } = await c.query<{ cents: number }>(
+                "SELECT coalesce(sum(amount_cents), 0)::int AS cents FROM refunds WHERE payment_id = $1 AND status = 'REFUNDED'", [refund.paymentId]);
+              const next = paymentAfterRefund(payment.status, payment.amount_cents, sum[0]?.cents ?? 0);
+              if (next !== null) await c.query('UPDATE payments SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = $4', [refund.paymentId, next, input.now, payment.status]);
+            }
+          }
         } else {
           const back = await c.query<RefundTicket>(
             `UPDATE tickets t SET status = 'VALID' FROM orders o
