@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allocatePaidCents, paidCentsByTicket, planExchange, type Hold, type Order, type Ticket } from '../../src/domain/index.js';
+import { allocatePaidCents, orderMoney, paidCentsByTicket, planExchange, type Hold, type Order, type Ticket } from '../../src/domain/index.js';
 
 describe('paid prices (issue 32): the charge allocated over the units, largest remainder in line order', () => {
   it('sums exactly to the charge, in proportion to list prices', () => {
@@ -55,5 +55,18 @@ describe('exchange value (issue 32): the paid price of the tickets given up, bou
   it('never carries more than what is left of the order after refunds (refunds that took more than the refunded tickets paid)', () => {
     expect(plan(1500, 2000)).toMatchObject({ ok: true, value: { carriedCents: 1500, newAmountCents: 1500 } });
     expect(plan(3000, 2000)).toMatchObject({ ok: true, value: { carriedCents: 0, newAmountCents: 0 } });
+  });
+});
+
+describe('an order\'s money for the exports (issue 32): each cent counted once', () => {
+  const facts = { status: 'TICKETED', amountCents: 608, discountCents: 152, refundedCents: 0, carriedOutCents: 0, fromExchange: false } as const;
+  it('gross on the charged order, net what it holds now; exchanged-away and unpaid orders net 0', () => {
+    expect(orderMoney(facts)).toEqual({ grossCents: 760, refundedCents: 0, netCents: 608 });
+    expect(orderMoney({ ...facts, refundedCents: 304 })).toEqual({ grossCents: 760, refundedCents: 304, netCents: 304 });
+    expect(orderMoney({ ...facts, carriedOutCents: 608 })).toEqual({ grossCents: 760, refundedCents: 0, netCents: 0 });
+    expect(orderMoney({ ...facts, discountCents: 0, fromExchange: true })).toEqual({ grossCents: 0, refundedCents: 0, netCents: 608 });
+    expect(orderMoney({ ...facts, status: 'CANCELLED' })).toEqual({ grossCents: 0, refundedCents: 0, netCents: 0 });
+    // A late payment refunded whole (not through a refund row): all of it went back.
+    expect(orderMoney({ ...facts, status: 'REFUNDED' })).toEqual({ grossCents: 760, refundedCents: 608, netCents: 0 });
   });
 });

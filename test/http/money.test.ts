@@ -170,4 +170,31 @@ describe('money that adds up (issue 32)', () => {
     const report = await auditConfiguredStore({ database: t.node.config.database, redis: t.node.config.redis, auditBoundSeconds: 60 });
     expect({ passed: report.passed, violations: report.violations }).toEqual({ passed: true, violations: [] });
   });
+
+  it('orders.csv: gross, refunded and net per order; a sum over the file counts each cent once (an exchanged-away order nets 0, its value is the new order\'s)', async () => {
+    const showId = await show();
+    const code = await percentOff(20);
+    // Charged 608 (gross 760), one ticket refunded (304).
+    const a = await bought(showId, { seatIds: ['A-1-1', 'A-1-2'] }, { discountCode: code });
+    expect((await refund(a.buyer, a.orderId, { ticketIds: [a.tickets[0]?.ticketId] })).status).toBe(202);
+    await settledRefunds(a.buyer, a.orderId, 1);
+    // Charged 2000, exchanged whole into a new order carrying 2000.
+    const b = await bought(showId, { section: 'GA', quantity: 2 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 2 });
+    expect(swapped.status).toBe(201);
+    const csv = ((await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string).slice(1).trimEnd().split('\r\n');
+    const header = (csv[0] ?? '').split(',');
+    expect(header.slice(-3)).toEqual(['grossCents', 'refundedCents', 'netCents']);
+    const rows = new Map(csv.slice(1).map((line) => {
+      const cells = line.split(',');
+      return [cells[0] ?? '', { status: cells[2], gross: Number(cells.at(-3)), refunded: Number(cells.at(-2)), net: Number(cells.at(-1)) }];
+    }));
+    expect(rows.get(a.orderId)).toEqual({ status: 'TICKETED', gross: 760, refunded: 304, net: 304 });
+    expect(rows.get(b.orderId)).toEqual({ status: 'TICKETED', gross: 2000, refunded: 0, net: 0 });
+    expect(rows.get(swapped.body.order.orderId)).toEqual({ status: 'TICKETED', gross: 0, refunded: 0, net: 2000 });
+    // Σ net = what the provider charged minus what it refunded, for this show's orders.
+    const charged = 608 + 2000;
+    const refundedByProvider = (await t.node.sandbox!.refundedCents(a.paymentId)) + (await t.node.sandbox!.refundedCents(b.paymentId));
+    expect([...rows.values()].reduce((sum, r) => sum + r.net, 0)).toBe(charged - refundedByProvider);
+  });
 });
