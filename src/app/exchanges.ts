@@ -1,4 +1,4 @@
-import { checkExchangeWindow, planExchange, type ExchangeActor, type Ticket } from '../domain/index.js';
+import { allocatePaidCents, checkExchangeWindow, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
 import type { Exchange, TicketDraft } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -37,6 +37,8 @@ const exchangeView = (e: Exchange): ExchangeView => ({
   differenceCents: e.differenceCents, createdAt: new Date(e.createdAt).toISOString(),
 });
 
+const listCentsOf = (show: Show) => (sectionId: string): number | undefined => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents;
+
 /** The new hold goes back at once when the swap does not happen (best effort: its expiry frees it anyway). */
 async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<void> {
   try {
@@ -51,7 +53,8 @@ async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<v
  * hold claim (same show or another), then one store operation swaps them in, all or nothing. If
  * anything refuses, the buyer keeps the old tickets and the new hold is released. The buyer may
  * exchange until the show's exchangeUntilHoursBefore; an admin (organizer) any time. Someone
- * else's order is 404. Only even swaps (same total price) are supported.
+ * else's order is 404. Only even swaps (same list price) are supported; the new order's charge is
+ * the value the old tickets carry (their paid prices), so a discount travels with the exchange.
  */
 export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): Promise<ExchangeResult> {
   const order = await ctx.store.getOrder(command.orderId);
@@ -75,15 +78,20 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
     if (seatedByQuantity) throw new AppError('EXCHANGE_NOT_ALLOWED', 'exchanges into a seated section sold by quantity are not supported; choose seats');
     const now = ctx.clock.now();
     const tickets = await ctx.store.ticketsByOrder(visible.orderId);
-    const plan = unwrap(planExchange({ order: visible, tickets, newHold: hold, actor, now }, oldShow));
-    const drafts: TicketDraft[] = hold.lines.flatMap((line) =>
+    const plan = unwrap(planExchange({
+      order: visible, tickets, newHold: hold, actor, now, refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), oldListCentsOf: listCentsOf(oldShow),
+    }, oldShow));
+    const units = hold.lines.flatMap((line) =>
       (line.kind === 'SEATS' ? line.seatIds.map((seatId): string | null => seatId) : Array.from({ length: line.quantity }, (): string | null => null))
-        .map((seatId) => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode(), sectionId: line.sectionId, seatId })));
+        .map((seatId) => ({ sectionId: line.sectionId, seatId })));
+    // The new order's charge (the value carried) shared over its tickets by the new seats' list prices.
+    const paid = allocatePaidCents(plan.newAmountCents, units.map((u) => listCentsOf(newShow)(u.sectionId) ?? 0));
+    const drafts: TicketDraft[] = units.map((u, i) => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode(), ...u, paidCents: paid[i] ?? 0 }));
     const exchange: Exchange = {
       exchangeId: ctx.ids.newId('exchange'), userId: visible.userId, oldOrderId: visible.orderId, oldShowId: visible.showId, oldTicketIds: plan.oldTicketIds,
       newOrderId: ctx.ids.newId('order'), newShowId, newHoldId: hold.holdId, newTicketIds: drafts.map((d) => d.ticketId), differenceCents: plan.differenceCents, createdAt: now,
     };
-    const outcome = await ctx.store.swapExchange({ exchange, tickets: drafts, amountCents: hold.totalPriceCents, now });
+    const outcome = await ctx.store.swapExchange({ exchange, tickets: drafts, amountCents: plan.newAmountCents, now });
     if (!outcome.ok) {
       // Nothing was written: the buyer keeps the old tickets.
       if (outcome.stale === 'hold') throw new AppError('HOLD_EXPIRED', 'the new seats\' hold lapsed before the exchange; your tickets are unchanged');

@@ -1,4 +1,5 @@
 import { stringify, type Options } from 'csv-stringify/sync';
+import { orderMoney } from '../domain/index.js';
 import type { KeysetPosition, OrderExportRow } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
@@ -62,11 +63,23 @@ async function showMustExist(ctx: ExportContext, showId: string): Promise<void> 
 }
 
 /** An order's columns: the buyer's contact (seed 002 §5) and discount come last, so older readers of the file keep their columns. */
-const orderColumns = ['orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt', 'contactName', 'contactPhone', 'contactEmail', 'discountCode', 'discountCents'];
-const orderCells = (o: OrderExportRow): unknown[] => [
-  o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt),
-  o.contactName ?? '', o.contactPhone ?? '', o.contactEmail ?? '', o.discountCode ?? '', o.discountCents,
+const orderColumns = [
+  'orderId', 'username', 'status', 'amountCents', 'paymentId', 'createdAt', 'updatedAt', 'contactName', 'contactPhone', 'contactEmail', 'discountCode', 'discountCents',
+  'grossCents', 'refundedCents', 'netCents',
 ];
+/**
+ * The money columns (issue 32, appended) follow orderMoney: gross on the charged order only (0 on an
+ * order born of an exchange), net = what the order holds now (0 on an order exchanged away: its
+ * value moved to the new order's row), so summing a column over the file never counts money twice.
+ */
+const orderCells = (o: OrderExportRow): unknown[] => {
+  const money = orderMoney(o);
+  return [
+    o.orderId, o.username, o.status, o.amountCents, o.paymentId ?? '', iso(o.createdAt), iso(o.updatedAt),
+    o.contactName ?? '', o.contactPhone ?? '', o.contactEmail ?? '', o.discountCode ?? '', o.discountCents,
+    money.grossCents, money.refundedCents, money.netCents,
+  ];
+};
 
 export async function exportOrders(ctx: ExportContext, showId: string, onRows?: RowsWritten): Promise<CsvExport> {
   await showMustExist(ctx, showId);

@@ -61,9 +61,17 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
   // Units sold for good: paid orders whose hold is no longer active (a paid order's hold is CONFIRMED).
   const paidOrders = audit.orders.filter((o) => soldStatuses.has(o.status) && !activeHoldIds.has(o.holdId));
 
+  // A ticketed order holds what its admitting tickets hold: a settled refund gave its units back,
+  // and an exchanged-away order (every ticket INVALID) holds nothing (issue 32). A PAID order not
+  // yet ticketed holds its lines.
+  const admittingByOrder = new Map<string, { sectionId: string }[]>();
+  for (const t of admitting) admittingByOrder.set(t.orderId, [...(admittingByOrder.get(t.orderId) ?? []), t]);
+  const soldIn = (o: (typeof paidOrders)[number], sectionId: string): number =>
+    o.status === 'TICKETED' ? (admittingByOrder.get(o.orderId) ?? []).filter((t) => t.sectionId === sectionId).length : unitsOf(o.lines, sectionId);
+
   for (const section of audit.sections) {
     const tickets = admitting.filter((t) => t.sectionId === section.sectionId).length;
-    const sold = paidOrders.reduce((n, o) => n + unitsOf(o.lines, section.sectionId), 0);
+    const sold = paidOrders.reduce((n, o) => n + soldIn(o, section.sectionId), 0);
     if (Math.max(tickets, sold) > section.capacity) {
       flag('sold_over_capacity', section.sectionId, `${tickets} admitting tickets and ${sold} units in paid orders for a capacity of ${section.capacity}`);
     }
@@ -92,8 +100,11 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
     const order = orderStatus.get(p.orderId) ?? 'missing';
     const settled = p.updatedAt < late;
     // The store's own books: a successful payment bought its order; a refunded one refunded it.
-    if (p.status === 'SUCCEEDED' && !soldStatuses.has(order)) flag('payment_ledger', p.paymentId, `payment SUCCEEDED but its order is ${order}`);
-    if (p.status === 'REFUNDED' && order !== 'REFUNDED' && order !== 'CANCELLED') flag('payment_ledger', p.paymentId, `payment REFUNDED but its order is ${order}`);
+    if ((p.status === 'SUCCEEDED' || p.status === 'PARTIALLY_REFUNDED') && !soldStatuses.has(order)) flag('payment_ledger', p.paymentId, `payment ${p.status} but its order is ${order}`);
+    // A refunded payment's order is REFUNDED or CANCELLED, or TICKETED with nothing left that admits
+    // (refunded ticket by ticket, or exchanged away and the new order refunded through this payment).
+    const nothingLeft = order === 'TICKETED' && !admittingByOrder.has(p.orderId);
+    if (p.status === 'REFUNDED' && order !== 'REFUNDED' && order !== 'CANCELLED' && !nothingLeft) flag('payment_ledger', p.paymentId, `payment REFUNDED but its order is ${order}`);
     if (p.status === 'REFUND_PENDING' && settled) flag('payment_ledger', p.paymentId, `refund pending for more than ${options.boundMs / 1000} s`);
     const charge = ledger?.get(p.paymentId);
     if (charge === undefined) continue;
@@ -101,10 +112,10 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
     if (charge.status === 'SUCCEEDED' && !charge.refunded && p.status !== 'SUCCEEDED' && (settled || p.status === 'FAILED' || p.status === 'REFUNDED')) {
       flag('payment_ledger', p.paymentId, `the provider charged ${charge.amountCents} cents; the store says ${p.status}`);
     }
-    if (charge.refunded && p.status !== 'REFUNDED' && (settled || p.status === 'SUCCEEDED')) {
+    if (charge.refunded && p.status !== 'REFUNDED' && p.status !== 'PARTIALLY_REFUNDED' && (settled || p.status === 'SUCCEEDED')) {
       flag('payment_ledger', p.paymentId, `the provider refunded it; the store says ${p.status}`);
     }
-    if (charge.status !== 'SUCCEEDED' && (p.status === 'SUCCEEDED' || p.status === 'REFUNDED' || p.status === 'REFUND_PENDING')) {
+    if (charge.status !== 'SUCCEEDED' && (p.status === 'SUCCEEDED' || p.status === 'REFUNDED' || p.status === 'REFUND_PENDING' || p.status === 'PARTIALLY_REFUNDED')) {
       flag('payment_ledger', p.paymentId, `the store says ${p.status}; the provider says ${charge.status}`);
     }
   }

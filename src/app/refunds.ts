@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { enqueueJob } from './enqueue.js';
 import { AppError, found, unwrap } from './errors.js';
 import { sweepByKeyset } from './keyset-sweep.js';
+import { sourcePaymentOf } from './money-source.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 
 /** A refund as the API shows it. */
@@ -62,7 +63,9 @@ export async function requestOrderRefund(ctx: AppContext, command: RefundCommand
       refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), now,
     }, show));
     const refund: Refund = {
-      refundId: ctx.ids.newId('refund'), orderId: visible.orderId, userId: visible.userId, showId: visible.showId, paymentId: visible.paymentId,
+      refundId: ctx.ids.newId('refund'), orderId: visible.orderId, userId: visible.userId, showId: visible.showId,
+      // The payment the money goes back through: the order's own, or, after exchanges, the one that paid the chain's first order.
+      paymentId: await sourcePaymentOf(ctx, visible.orderId),
       amountCents: plan.amountCents, ticketIds: plan.ticketIds, whole: plan.whole, status: 'PENDING', reason: null, requestedBy: actor,
       idempotencyKey: command.idempotencyKey, createdAt: now, updatedAt: now,
     };
@@ -84,14 +87,22 @@ export async function requestOrderRefund(ctx: AppContext, command: RefundCommand
 export async function processRefund(ctx: AppContext, refundId: string): Promise<Refund | null> {
   const refund = await ctx.store.getRefund(refundId);
   if (refund === null || refund.status !== 'PENDING') return refund;
-  let refunded = true;
-  if (refund.amountCents > 0 && refund.paymentId !== null) {
-    const answer = await ctx.payments.refund({ paymentId: refund.paymentId, amountCents: refund.amountCents, idempotencyKey: providerRefundKey(refund.refundId) });
-    refunded = answer.refunded;
+  // The store says REFUNDED only for money the provider confirmed it paid back (issue 32): an order
+  // from an exchange is refunded through the payment at the start of its chain, and money with no
+  // payment to go back through is refused, never recorded as paid. Only nothing to pay is REFUNDED without the provider.
+  let refunded = refund.amountCents === 0;
+  let reason: string | null = null;
+  if (refund.amountCents > 0) {
+    const paymentId = refund.paymentId ?? (await sourcePaymentOf(ctx, refund.orderId));
+    if (paymentId === null) {
+      reason = 'no payment to refund through';
+    } else {
+      const answer = await ctx.payments.refund({ paymentId, amountCents: refund.amountCents, idempotencyKey: providerRefundKey(refund.refundId) });
+      refunded = answer.refunded;
+      if (!refunded) reason = 'the payment provider refused the refund';
+    }
   }
-  const settled = await ctx.store.settleRefund({
-    refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason: refunded ? null : 'the payment provider refused the refund', now: ctx.clock.now(),
-  });
+  const settled = await ctx.store.settleRefund({ refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason, now: ctx.clock.now() });
   return settled.ok ? settled.refund : await ctx.store.getRefund(refundId);
 }
 

@@ -4,6 +4,7 @@ import { PaymentProviderError } from '../ports/payment-provider.js';
 import type { AppContext } from './context.js';
 import { cancelExpiry, enqueueJob } from './enqueue.js';
 import { AppError } from './errors.js';
+import { sourcePaymentOf } from './money-source.js';
 import { processRefund } from './refunds.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 
@@ -108,7 +109,7 @@ async function refundForCancellation(ctx: AppContext, show: Show, order: Order):
     // Nothing left to refund (every ticket used or refunded, or a refund already under way).
     if (!plan.ok) return done(null);
     const refund: Refund = {
-      refundId: ctx.ids.newId('refund'), orderId: current.orderId, userId: current.userId, showId: current.showId, paymentId: current.paymentId,
+      refundId: ctx.ids.newId('refund'), orderId: current.orderId, userId: current.userId, showId: current.showId, paymentId: await sourcePaymentOf(ctx, current.orderId),
       amountCents: plan.value.amountCents, ticketIds: plan.value.ticketIds, whole: plan.value.whole, status: 'PENDING', reason: null,
       requestedBy: 'ORGANIZER', idempotencyKey: cancellationKey(show.showId), createdAt: now, updatedAt: now,
     };

@@ -18,7 +18,10 @@ export async function issueOrderTickets(ctx: AppContext, orderId: string): Promi
     if (order === null || order.status !== 'PAID') return done(0);
     const now = ctx.clock.now();
     const identities = Array.from({ length: unitsOf(order.lines) }, () => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode() }));
-    const tickets = unwrap(planTicketIssue(order, identities, now));
+    // Section list prices weigh each ticket's share of the charge (its paid price); a show not found weighs them equally.
+    const show = await ctx.store.getShow(order.showId);
+    const listCentsOf = (sectionId: string): number | undefined => show?.seatMap.sections.find((s) => s.id === sectionId)?.priceCents;
+    const tickets = unwrap(planTicketIssue(order, identities, now, listCentsOf));
     const outcome = await ctx.store.issueTickets({ orderId, tickets, now });
     if (outcome.ok) {
       return done(outcome.tickets.length);

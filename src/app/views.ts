@@ -112,6 +112,8 @@ export interface TicketView {
   issuedAt: string;
   usedAt: string | null;
   qr: string;
+  /** What was paid for it (its share of the order's charge, what a refund of it gives back); absent on tickets issued before it was stored. */
+  paidCents?: number;
 }
 
 export const ticketView = (t: Ticket, qr: string): TicketView => ({
@@ -125,4 +127,5 @@ export const ticketView = (t: Ticket, qr: string): TicketView => ({
   issuedAt: iso(t.issuedAt),
   usedAt: t.usedAt === null ? null : iso(t.usedAt),
   qr,
+  ...(t.paidCents === undefined ? {} : { paidCents: t.paidCents }),
 });

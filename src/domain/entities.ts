@@ -89,4 +89,9 @@ export interface Ticket {
   readonly checkedInBy: string | null;
   readonly checkInGate: string | null;
   readonly checkInDevice: string | null;
+  /**
+   * What was paid for this ticket: its share of the order's charge (see allocatePaidCents). Absent
+   * on tickets issued before paid prices were stored (paidCentsByTicket allocates theirs on read).
+   */
+  readonly paidCents?: number;
 }

@@ -26,5 +26,7 @@ export * from './discount.js';
 export * from './blocklist.js';
 export * from './waitlist.js';
 export * from './refund.js';
+export * from './paid-price.js';
+export * from './order-money.js';
 export * from './exchange.js';
 export * from './waiting-room.js';

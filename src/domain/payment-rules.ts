@@ -68,7 +68,7 @@ export function settlePayment(input: SettleInput): Result<Settlement> {
 /** A verdict the payment already has, or a failure reported after a success (a success is final). */
 function isAlreadyApplied(payment: Payment, report: PaymentReport): boolean {
   if (report.status === 'FAILED') return payment.status !== 'PENDING';
-  return payment.status === 'SUCCEEDED' || payment.status === 'REFUND_PENDING' || payment.status === 'REFUNDED';
+  return payment.status === 'SUCCEEDED' || payment.status === 'REFUND_PENDING' || payment.status === 'REFUNDED' || payment.status === 'PARTIALLY_REFUNDED';
 }
 
 /** Checks a chain of machine events and returns the move from the first state to the last. */
@@ -163,4 +163,17 @@ export function completeRefund(payment: Payment, order: Order): Result<{ order: 
   if (order.status !== 'CANCELLED') return ok({ order: null });
   const next = chain(orderMachine, order.status, ['REFUND']);
   return next.ok ? ok({ order: { orderId: order.orderId, ...next.value } }) : next;
+}
+
+/**
+ * A payment's state once refunds the provider confirmed add up to `refundedCents` (issue 32: the
+ * row reflects the ledger): all of it REFUNDED, some PARTIALLY_REFUNDED. null when the machine has
+ * no such move (nothing refunded, or the payment is not a settled charge, e.g. a late payment's
+ * REFUND_PENDING): the row stays as it is.
+ */
+export function paymentAfterRefund(status: PaymentStatus, amountCents: number, refundedCents: number): PaymentStatus | null {
+  if (refundedCents <= 0) return null;
+  const event = refundedCents >= amountCents ? 'REFUND_ALL' : 'REFUND_PART';
+  const moved = paymentMachine.transition(status, event);
+  return moved.ok ? moved.value : null;
 }

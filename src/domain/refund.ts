@@ -1,4 +1,5 @@
 import type { Order, Ticket } from './entities.js';
+import { paidCentsByTicket } from './paid-price.js';
 import { fail, ok, type Result } from './result.js';
 import type { Show } from './show.js';
 import { orderMachine, ticketMachine } from './states.js';
@@ -43,8 +44,9 @@ export function refundDeadline(show: Pick<Show, 'startsAt' | 'refundUntilHoursBe
  * - ORDER_NOT_REFUNDABLE: the order is not TICKETED (a whole refund is already pending or done);
  * - TICKET_NOT_REFUNDABLE: a named ticket is not the order's, or is not VALID (used, refunded,
  *   or in a pending refund), or the list is empty or repeats one.
- * The amount is each ticket at its section's price, never more than what is left of the order's
- * amount; a refund of every remaining ticket gives back exactly the rest.
+ * The amount is each ticket's paid price (allocatePaidCents: 2 × 380 with 20% off refunds 304 a
+ * ticket, not 380), never more than what is left of the order's charge; a refund of every
+ * remaining ticket gives back exactly the rest.
  */
 export function planRefund(request: RefundRequest, show: Pick<Show, 'startsAt' | 'refundUntilHoursBefore' | 'seatMap'>): Result<RefundPlan> {
   const { order, tickets, now } = request;
@@ -68,7 +70,8 @@ export function planRefund(request: RefundRequest, show: Pick<Show, 'startsAt' |
   if (chosen.length === 0) return fail('TICKET_NOT_REFUNDABLE', 'the order has no valid ticket left to refund');
   const left = Math.max(0, order.amountCents - request.refundedCents);
   const whole = chosen.length === valid.length && valid.length === tickets.filter((t) => t.status !== 'INVALID').length;
-  const price = (sectionId: string): number => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents ?? 0;
-  const amountCents = whole ? left : Math.min(left, chosen.reduce((sum, t) => sum + price(t.sectionId), 0));
+  // Each ticket gives back what was paid for it (its share of the discounted charge), never its list price.
+  const paid = paidCentsByTicket(order, tickets, (sectionId) => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents);
+  const amountCents = whole ? left : Math.min(left, chosen.reduce((sum, t) => sum + (paid.get(t.ticketId) ?? 0), 0));
   return ok({ ticketIds: chosen.map((t) => t.ticketId), amountCents, whole });
 }

@@ -47,17 +47,21 @@ export const orderMachine = defineMachine<OrderStatus, OrderEvent>('order', orde
   REFUNDED: {},
 });
 
-export const paymentStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUND_PENDING', 'REFUNDED'] as const;
+export const paymentStatuses = ['PENDING', 'SUCCEEDED', 'FAILED', 'REFUND_PENDING', 'REFUNDED', 'PARTIALLY_REFUNDED'] as const;
 export type PaymentStatus = (typeof paymentStatuses)[number];
-export const paymentEvents = ['SUCCEED', 'FAIL', 'REQUIRE_REFUND', 'COMPLETE_REFUND'] as const;
+export const paymentEvents = ['SUCCEED', 'FAIL', 'REQUIRE_REFUND', 'COMPLETE_REFUND', 'REFUND_PART', 'REFUND_ALL'] as const;
 export type PaymentEvent = (typeof paymentEvents)[number];
 // A decline can be followed by a success on the same payment (the provider retried the card):
 // the money is real, so FAILED -> SUCCEEDED. A success is final: a late FAILED changes nothing.
 export const paymentMachine = defineMachine<PaymentStatus, PaymentEvent>('payment', paymentStatuses, paymentEvents, {
   PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
-  SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
+  SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING', REFUND_PART: 'PARTIALLY_REFUNDED', REFUND_ALL: 'REFUNDED' },
   FAILED: { SUCCEED: 'SUCCEEDED' },
+  // REFUND_PENDING is a late payment (its hold lapsed) being refunded whole; ordinary refunds of a
+  // sold order (issue 32) move SUCCEEDED -> PARTIALLY_REFUNDED -> REFUNDED as the provider confirms
+  // them, derived from the payment's REFUNDED refunds (paymentAfterRefund).
   REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
+  PARTIALLY_REFUNDED: { REFUND_PART: 'PARTIALLY_REFUNDED', REFUND_ALL: 'REFUNDED' },
   REFUNDED: {},
 });
 

@@ -1,6 +1,7 @@
 import { limits } from './limits.js';
 import type { Order, Ticket } from './entities.js';
 import { moveOrder } from './order-rules.js';
+import { allocatePaidCents } from './paid-price.js';
 import { fail, ok, type Result } from './result.js';
 import { ticketMachine } from './states.js';
 
@@ -15,16 +16,22 @@ export interface TicketDraftPlan {
   readonly code: string;
   readonly sectionId: string;
   readonly seatId: string | null;
+  /** Its share of the order's charge (allocatePaidCents over the order's units). */
+  readonly paidCents: number;
 }
 
 /**
  * A PAID order gets exactly one ticket per unit of its lines (one per seat of a SEATS line,
- * `quantity` of a UNITS line), and becomes TICKETED. Needs one identity per unit.
+ * `quantity` of a UNITS line), and becomes TICKETED. Needs one identity per unit. Each ticket
+ * carries its paid price: the order's charge allocated over the units by their sections' list
+ * prices (`listCentsOf`; absent: equal weights).
  */
-export function planTicketIssue(order: Order, identities: readonly TicketIdentity[], now: number): Result<TicketDraftPlan[]> {
+export function planTicketIssue(
+  order: Order, identities: readonly TicketIdentity[], now: number, listCentsOf?: (sectionId: string) => number | undefined,
+): Result<TicketDraftPlan[]> {
   const ticketed = moveOrder(order, 'ISSUE_TICKETS', now);
   if (!ticketed.ok) return ticketed;
-  const drafts: TicketDraftPlan[] = [];
+  const drafts: Omit<TicketDraftPlan, 'paidCents'>[] = [];
   const next = (): TicketIdentity | undefined => identities[drafts.length];
   for (const line of order.lines) {
     const seats: (string | null)[] = line.kind === 'SEATS' ? [...line.seatIds] : Array.from({ length: line.quantity }, () => null);
@@ -35,7 +42,8 @@ export function planTicketIssue(order: Order, identities: readonly TicketIdentit
     }
   }
   if (drafts.length !== identities.length) return fail('INVARIANT_VIOLATED', 'one ticket identity per unit is required');
-  return ok(drafts);
+  const paid = allocatePaidCents(order.amountCents, drafts.map((d) => listCentsOf?.(d.sectionId) ?? 1));
+  return ok(drafts.map((d, i) => ({ ...d, paidCents: paid[i] ?? 0 })));
 }
 
 export type CheckInOutcome = 'ADMITTED' | 'ALREADY_ADMITTED_SAME_SCAN';

@@ -289,6 +289,9 @@ export const TicketResponse = Type.Object({
   issuedAt: Type.String(),
   usedAt: Type.Union([Type.String(), Type.Null()]),
   qr: Type.String({ description: 'Signed QR payload (Ed25519); verify with GET /api/v1/tickets/public-key' }),
+  paidCents: Type.Optional(Type.Integer({
+    description: "What was paid for this ticket: its share of the order's charge after discount (largest remainder, line order); what refunding it gives back. Absent on tickets issued before it was stored.",
+  })),
 });
 
 export const PaymentCallbackBody = Type.Object(

@@ -143,7 +143,7 @@ describe('lapse and plans', () => {
     };
     expect(await store.settlePayment(plan)).toMatchObject({ ok: true, payment: { status: 'SUCCEEDED' }, order: { status: 'PAID' }, hold: { status: 'CONFIRMED' } });
     expect(await store.settlePayment(plan)).toEqual({ ok: false, stale: 'payment' });
-    const drafts = [1, 2, 3].map((i) => ({ ticketId: `tkt_${i}`, code: `code_${i}`, sectionId: 'Q', seatId: null }));
+    const drafts = [1, 2, 3].map((i) => ({ ticketId: `tkt_${i}`, code: `code_${i}`, sectionId: 'Q', seatId: null, paidCents: 0 }));
     const issued = await store.issueTickets({ orderId: 'ord_1', tickets: drafts, now });
     expect(issued).toMatchObject({ ok: true, order: { status: 'TICKETED' } });
     const seatIds = issued.ok ? issued.tickets.map((t) => t.seatId) : [];

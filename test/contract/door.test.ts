@@ -30,8 +30,8 @@ describe.each(storeFactories)('door reads on $name', (factory) => {
     };
     if (!(await h.store.settlePayment(plan)).ok) throw new Error('settle failed');
     const drafts: TicketDraft[] = hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
-      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: line.sectionId, seatId }))
-      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: line.sectionId, seatId: null }))));
+      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: line.sectionId, seatId, paidCents: 0 }))
+      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: line.sectionId, seatId: null, paidCents: 0 }))));
     const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: drafts, now: T0 + 20 });
     if (!issued.ok) throw new Error(`issue failed: ${JSON.stringify(issued)}`);
     return [...issued.tickets];

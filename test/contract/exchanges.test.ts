@@ -19,8 +19,8 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
   afterAll(async () => h?.close());
 
   const draftsOf = (hold: Hold): TicketDraft[] => hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
-    ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId }))
-    : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
+    ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId, paidCents: 0 }))
+    : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null, paidCents: 0 }))));
 
   async function ticketed(hold: Hold): Promise<{ orderId: string; tickets: readonly Ticket[] }> {
     const { order, payment } = await orderAwaitingPayment(h.store, hold);
@@ -42,7 +42,7 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
       exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: oldShow.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
       newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, createdAt: now,
     };
-    return { exchange, tickets, amountCents: newHold.totalPriceCents, now };
+    return { exchange, tickets: tickets.map((t, i) => ({ ...t, paidCents: 100 + i })), amountCents: newHold.totalPriceCents, now };
   }
 
   it('swaps in one step: new tickets VALID on a new TICKETED order, old ones INVALID, old seats free again, one outbox event', async () => {
@@ -58,6 +58,8 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     if (!swapped.ok) return;
     expect(swapped.newOrder).toMatchObject({ orderId: input.exchange.newOrderId, status: 'TICKETED', holdId: newHold.holdId, showId: show.showId });
     expect(swapped.tickets.map((t) => t.seatId)).toEqual(['A-1-7', 'A-1-8']);
+    // The new tickets keep the paid prices they were given (issue 32).
+    expect((await h.store.ticketsByOrder(input.exchange.newOrderId)).map((t) => t.paidCents)).toEqual([100, 101]);
     expect(swapped.changes.seats.map((s) => [s.seatId, s.status]).sort()).toEqual([['A-1-1', 'AVAILABLE'], ['A-1-2', 'AVAILABLE']]);
     expect(swapped.newShowChanges.seats.map((s) => [s.seatId, s.status]).sort()).toEqual([['A-1-7', 'SOLD'], ['A-1-8', 'SOLD']]);
     expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['INVALID', 'INVALID']);
@@ -66,6 +68,9 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     expect((await h.store.doorCounts(show.showId)).admitting).toBe(before.admitting);
     expect((await h.store.getHold(newHold.holdId))?.status).toBe('CONFIRMED');
     expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([input.exchange]);
+    // Found from the order it created (a refund follows the chain back to the payment), and not from the old one.
+    expect(await h.store.exchangeIntoOrder(input.exchange.newOrderId)).toEqual(input.exchange);
+    expect(await h.store.exchangeIntoOrder(old.orderId)).toBeNull();
     const events = await settledOutbox(h.store, head, 2, (e) => (e.type === 'exchange.completed' && e.data.orderId === old.orderId) || (e.type === 'tickets.issued' && e.data.orderId === input.exchange.newOrderId));
     expect(events.map((e) => e.type)).toEqual(['exchange.completed', 'tickets.issued']);
     expect(events[0]?.changes?.seats.map((s) => s.seatId).sort()).toEqual(['A-1-1', 'A-1-2']);

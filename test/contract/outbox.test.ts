@@ -105,7 +105,7 @@ describe.each(storeFactories)('outbox on $name', (factory) => {
     expect(settled.ok).toBe(true);
     // The same callback again: stale, no second order.paid.
     expect((await h.store.settlePayment(plan)).ok).toBe(false);
-    const drafts: TicketDraft[] = [{ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: 'A', seatId: 'A-1-5' }];
+    const drafts: TicketDraft[] = [{ ticketId: id('tkt'), code: id('CODE').toUpperCase(), sectionId: 'A', seatId: 'A-1-5', paidCents: 0 }];
     const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: drafts, now: T0 + 20 });
     if (!issued.ok) throw new Error('issue failed');
     const ticket = issued.tickets[0];

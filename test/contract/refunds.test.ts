@@ -27,8 +27,8 @@ describe.each(storeFactories)('refunds on $name', (factory) => {
     };
     if (!(await h.store.settlePayment(plan)).ok) throw new Error('settle');
     const drafts: TicketDraft[] = hold.lines.flatMap((line): TicketDraft[] => (line.kind === 'SEATS'
-      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId }))
-      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
+      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId, paidCents: 0 }))
+      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null, paidCents: 0 }))));
     const issued = await h.store.issueTickets({ orderId: order.orderId, tickets: drafts, now: T0 + 20 });
     if (!issued.ok) throw new Error(`issue: ${JSON.stringify(issued)}`);
     return { orderId: order.orderId, paymentId: payment.paymentId, tickets: issued.tickets };
@@ -67,6 +67,31 @@ describe.each(storeFactories)('refunds on $name', (factory) => {
     const other = await h.store.claimSeats({ ...claimBase(show, await newUser(h.store), { now: T0 + 300 }), seatIds: ['A-1-1'] });
     expect(other.ok).toBe(true);
     expect((await h.store.getRefund(refund.refundId))?.status).toBe('REFUNDED');
+  });
+
+  it('the payment row follows its confirmed refunds (issue 32): PARTIALLY_REFUNDED, then REFUNDED; a refused refund moves nothing; two settling at once end REFUNDED', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const hold = held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-5', 'A-1-6', 'A-1-7'] }));
+    const order = await ticketed(hold);
+    const [t1, t2, t3] = order.tickets.map((t) => t.ticketId) as [string, string, string];
+    const paymentStatus = async (): Promise<string | undefined> => (await h.store.getPayment(order.paymentId))?.status;
+    const refused = refundOf(show, userId, order, [t1], false, 5000);
+    expect((await h.store.requestRefund({ refund: refused, orderFrom: 'TICKETED', now: T0 + 100 })).ok).toBe(true);
+    expect((await h.store.settleRefund({ refundId: refused.refundId, outcome: 'REFUSED', reason: 'no', now: T0 + 110 })).ok).toBe(true);
+    expect(await paymentStatus()).toBe('SUCCEEDED');
+    const first = refundOf(show, userId, order, [t1], false, 5000);
+    expect((await h.store.requestRefund({ refund: first, orderFrom: 'TICKETED', now: T0 + 120 })).ok).toBe(true);
+    expect((await h.store.settleRefund({ refundId: first.refundId, outcome: 'REFUNDED', reason: null, now: T0 + 130 })).ok).toBe(true);
+    expect(await paymentStatus()).toBe('PARTIALLY_REFUNDED');
+    // The last two tickets, refunded apart and confirmed at the same moment: whichever settles last sees both.
+    const second = refundOf(show, userId, order, [t2], false, 5000);
+    const third = refundOf(show, userId, order, [t3], true, 5000);
+    expect((await h.store.requestRefund({ refund: second, orderFrom: 'TICKETED', now: T0 + 140 })).ok).toBe(true);
+    expect((await h.store.requestRefund({ refund: third, orderFrom: 'TICKETED', now: T0 + 141 })).ok).toBe(true);
+    const both = await Promise.all([second, third].map((r) => h.store.settleRefund({ refundId: r.refundId, outcome: 'REFUNDED', reason: null, now: T0 + 150 })));
+    expect(both.every((b) => b.ok)).toBe(true);
+    expect(await paymentStatus()).toBe('REFUNDED');
   });
 
   it('a partial refund of counted units gives them back to the stock once; the order stays TICKETED with refundedCents', async () => {

@@ -28,8 +28,8 @@ describe.each(storeFactories)('tickets on $name', (factory) => {
 
   const drafts = (hold: Hold, seatIdFor: (seatId: string | null) => string | null = (s) => s): TicketDraft[] =>
     hold.lines.flatMap((line) => (line.kind === 'SEATS'
-      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: seatIdFor(seatId) }))
-      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null }))));
+      ? line.seatIds.map((seatId) => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: seatIdFor(seatId), paidCents: 0 }))
+      : Array.from({ length: line.quantity }, () => ({ ticketId: id('tkt'), code: id('code'), sectionId: line.sectionId, seatId: null, paidCents: 0 }))));
 
   it('issues an order\'s tickets once: a second issue is stale', async () => {
     const show = await newShow(h.store, [seated('A', 1, 10)]);
@@ -39,6 +39,18 @@ describe.each(storeFactories)('tickets on $name', (factory) => {
     expect(both.filter((b) => b.ok)).toHaveLength(1);
     expect(both.find((b) => !b.ok)).toEqual({ ok: false, stale: 'order' });
     expect((await h.store.ticketsByOrder(orderId)).map((t) => t.seatId)).toEqual(['A-1-1', 'A-1-2']);
+  });
+
+  it('keeps each ticket\'s paid price as issued (issue 32), on issue and on every read', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const hold = held(await h.store.claimSeats({ ...claimBase(show, await newUser(h.store)), seatIds: ['A-1-3', 'A-1-4', 'A-1-5'] }));
+    const orderId = await paid(hold);
+    const prices = [334, 333, 333];
+    const issued = await h.store.issueTickets({ orderId, tickets: drafts(hold).map((d, i) => ({ ...d, paidCents: prices[i] ?? 0 })), now: T0 + 20 });
+    expect(issued.ok && issued.tickets.map((t) => t.paidCents)).toEqual(prices);
+    const stored = await h.store.ticketsByOrder(orderId);
+    expect(stored.map((t) => [t.seatId, t.paidCents])).toEqual([['A-1-3', 334], ['A-1-4', 333], ['A-1-5', 333]]);
+    expect((await h.store.getTicket(stored[0]?.ticketId ?? ''))?.paidCents).toBe(334);
   });
 
   it('refuses a second admitting ticket for a seat (one admitting ticket per seat), even when drafts name it', async () => {

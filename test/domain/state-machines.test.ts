@@ -31,10 +31,12 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
   },
   payment: {
     PENDING: { SUCCEED: 'SUCCEEDED', FAIL: 'FAILED' },
-    SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING' },
+    SUCCEEDED: { REQUIRE_REFUND: 'REFUND_PENDING', REFUND_PART: 'PARTIALLY_REFUNDED', REFUND_ALL: 'REFUNDED' },
     // A decline followed by a success (the card was retried): the money is real.
     FAILED: { SUCCEED: 'SUCCEEDED' },
     REFUND_PENDING: { COMPLETE_REFUND: 'REFUNDED' },
+    // Issue 32: refunds of a sold order the provider confirmed, in part and then in whole.
+    PARTIALLY_REFUNDED: { REFUND_PART: 'PARTIALLY_REFUNDED', REFUND_ALL: 'REFUNDED' },
     REFUNDED: {},
   },
   ticket: {

@@ -230,8 +230,9 @@ describe('exports of campaigns', () => {
     const bought = await alice.request('POST', `/api/v1/flash-sales/${saleId}/orders`, { itemId: 'TEA', quantity: 2 }, { 'x-idempotency-key': `fx${++seq}` });
     const saleCsv = (await admin.request('GET', `/api/v1/admin/flash-sales/${saleId}/orders.csv`)).body as string;
     const saleRows = saleCsv.slice(1).trimEnd().split('\r\n');
-    expect(saleRows[0]).toBe('orderId,username,status,amountCents,paymentId,createdAt,updatedAt,contactName,contactPhone,contactEmail,discountCode,discountCents');
-    expect(saleRows[1]).toMatch(new RegExp(`^${bought.body.orderId},'-bargain\\d+,PENDING_PAY,200,`));
+    expect(saleRows[0]).toBe('orderId,username,status,amountCents,paymentId,createdAt,updatedAt,contactName,contactPhone,contactEmail,discountCode,discountCents,grossCents,refundedCents,netCents');
+    // Unpaid: no money taken, so gross, refunded and net are 0 (issue 32).
+    expect(saleRows[1]).toMatch(new RegExp(`^${bought.body.orderId},'-bargain\\d+,PENDING_PAY,200,.*,0,0,0$`));
     expect((await alice.request('GET', `/api/v1/admin/flash-sales/${saleId}/orders.csv`)).status).toBe(403);
     expect((await admin.request('GET', '/api/v1/admin/flash-sales/fls_nope/orders.csv')).status).toBe(404);
   });

@@ -164,8 +164,8 @@ describe('CSV exports (issue 23 item 5)', () => {
     await postCallback(t.node.app, t.node.config.secrets.payment, { paymentId: order.paymentId, orderId: order.orderId, status: 'SUCCEEDED', amountCents: order.amountCents });
     await eventually(async () => ((await api.request('GET', `/api/v1/orders/${order.orderId}`)).body.status === 'TICKETED' ? true : undefined));
     const orders = (await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string;
-    expect(orders.slice(1).split('\r\n')[0]).toBe('orderId,username,status,amountCents,paymentId,createdAt,updatedAt,contactName,contactPhone,contactEmail,discountCode,discountCents');
-    expect(orders.slice(1).split('\r\n')[1]).toMatch(new RegExp(`^${order.orderId},'-sum,TICKETED,10000,${order.paymentId},`));
+    expect(orders.slice(1).split('\r\n')[0]).toBe('orderId,username,status,amountCents,paymentId,createdAt,updatedAt,contactName,contactPhone,contactEmail,discountCode,discountCents,grossCents,refundedCents,netCents');
+    expect(orders.slice(1).split('\r\n')[1]).toMatch(new RegExp(`^${order.orderId},'-sum,TICKETED,10000,${order.paymentId},.*,0,10000,0,10000$`));
     const tickets = (await admin.request('GET', `/api/v1/admin/shows/${showId}/tickets.csv`)).body as string;
     const rows = tickets.slice(1).trimEnd().split('\r\n');
     expect(rows[0]).toBe('ticketId,orderId,username,code,sectionId,seatId,status,issuedAt,usedAt');

@@ -6,7 +6,7 @@ import { unexpected, type PgDb } from './db.js';
 import { appendOutbox } from './outbox.js';
 import { countSold, sell } from './payments.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
-import { moveUserUnits, refuse } from './stock.js';
+import { moveUserUnits, refuse, returnUnits } from './stock.js';
 import { countDoor } from './tickets.js';
 
 interface OldTicket { ticket_id: string; section_id: string; seat_id: string | null }
@@ -47,33 +47,14 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
           // The seat's live claim goes with it, or its next hold would hit "one live claim per seat".
           await c.query('UPDATE hold_lines SET claim = NULL WHERE hold_id = $1 AND seat_id = ANY($2::text[]) AND claim', [oldHoldId, seatIds]);
         }
-        // Counted units go back to the buckets the old hold's lines took them from, each at most what
-        // its line took (a claim may span buckets), buckets locked in key order (the lock order of stock.ts).
+        // Counted units go back to their section's buckets, each up to its capacity (returnUnits), sections in key order.
         const stock: StockChange[] = [];
         const bySection = new Map<string, number>();
         for (const t of revoked.rows) bySection.set(t.section_id, (bySection.get(t.section_id) ?? 0) + 1);
-        const { rows: lines } = await c.query<{ section_id: string; bucket: number; quantity: number }>(
-          'SELECT section_id, bucket, sum(quantity)::int AS quantity FROM hold_lines WHERE hold_id = $1 AND bucket IS NOT NULL GROUP BY section_id, bucket ORDER BY section_id, bucket',
-          [oldHoldId]);
-        const back = new Map<string, { sectionId: string; bucket: number; n: number }>();
-        for (const line of lines) {
-          const left = bySection.get(line.section_id) ?? 0;
-          const n = Math.min(left, line.quantity);
-          if (n <= 0) continue;
-          bySection.set(line.section_id, left - n);
-          back.set(`${line.section_id}/${line.bucket}`, { sectionId: line.section_id, bucket: line.bucket, n });
+        for (const [sectionId, n] of [...bySection].sort(([a], [b]) => a.localeCompare(b))) {
+          const change = await returnUnits(c, e.oldShowId, sectionId, n);
+          if (change !== null) stock.push(change);
         }
-        const bySectionChange = new Map<string, StockChange & { buckets: { bucket: number; available: number; version: number }[] }>();
-        for (const { sectionId, bucket, n } of back.values()) {
-          const given = await c.query<{ bucket: number; available: number; version: number }>(
-            `UPDATE stock_buckets SET available = available + $4::int, version = version + 1
-             WHERE show_id = $1 AND section_id = $2 AND bucket = $3 RETURNING bucket, available, version`, [e.oldShowId, sectionId, bucket, n]);
-          const row = given.rows[0];
-          if (row === undefined) continue;
-          const change = bySectionChange.get(sectionId) ?? { sectionId, delta: 0, buckets: [] };
-          bySectionChange.set(sectionId, { ...change, delta: change.delta + n, buckets: [...change.buckets, { bucket: row.bucket, available: row.available, version: Number(row.version) }] });
-        }
-        stock.push(...bySectionChange.values());
         await countDoor(c, e.oldShowId, -e.oldTicketIds.length, 0);
         await moveUserUnits(c, e.userId, e.oldShowId, -e.oldTicketIds.length);
         // The new side: an order born TICKETED on the confirmed hold, and its tickets.
@@ -83,17 +64,18 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
           [e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, JSON.stringify(hold.lines), input.amountCents, input.now]);
         const newOrder = toOrder(order.rows[0] as OrderRow);
         await c.query(
-          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
-           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2)
-           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, n)`,
+          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key, paid_cents)
+           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2), paid
+           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, paid, n)`,
           [e.newOrderId, e.userId, e.newShowId, input.now, input.tickets.map((t) => t.ticketId), input.tickets.map((t) => t.sectionId),
-            input.tickets.map((t) => t.seatId), input.tickets.map((t) => t.code)]);
+            input.tickets.map((t) => t.seatId), input.tickets.map((t) => t.code), input.tickets.map((t) => t.paidCents)]);
         await countDoor(c, e.newShowId, input.tickets.length, 0);
         await c.query(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
           new_ticket_ids, difference_cents, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, exchangeParams(e));
         const tickets: Ticket[] = input.tickets.map((draft) => ({
           ticketId: draft.ticketId, orderId: e.newOrderId, userId: e.userId, showId: e.newShowId, sectionId: draft.sectionId, seatId: draft.seatId,
           code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+          paidCents: draft.paidCents,
         }));
         const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
         await appendOutbox(c, origin, input.now, [exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold)]);
@@ -104,6 +86,11 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
     async exchangesOfOrder(orderId) {
       const { rows } = await db.query<ExchangeRow>('SELECT * FROM exchanges WHERE old_order_id = $1 ORDER BY created_at, exchange_id COLLATE "C"', [orderId]);
       return rows.map(toExchange);
+    },
+    async exchangeIntoOrder(orderId) {
+      const { rows } = await db.query<ExchangeRow>('SELECT * FROM exchanges WHERE new_order_id = $1', [orderId]);
+      const row = rows[0];
+      return row === undefined ? null : toExchange(row);
     },
   };
 }

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { paymentAfterRefund, type PaymentStatus } from '../../domain/index.js';
 import type {
   InventoryChanges, Refund, RefundStore, RequestRefundOutcome, SeatChange, SettleRefundOutcome, StockChange,
 } from '../../ports/engine/index.js';
@@ -6,7 +7,7 @@ import { refundCompleted, refundFailed, refundRequested, toRefund, type RefundRo
 import { unexpected, type PgDb } from './db.js';
 import { appendOutbox } from './outbox.js';
 import { toOrder, type OrderRow } from './rows.js';
-import { moveUserUnits, refuse } from './stock.js';
+import { moveUserUnits, refuse, returnUnits } from './stock.js';
 import { countDoor } from './tickets.js';
 
 interface RefundTicket { ticket_id: string; show_id: string; section_id: string; seat_id: string | null; hold_id: string }
@@ -91,19 +92,28 @@ export function pgRefunds(db: PgDb, origin: string): RefundStore {
             // The seat's live claim goes with it, or its next hold would hit "one live claim per seat".
             await c.query('UPDATE hold_lines SET claim = NULL WHERE hold_id = $1 AND seat_id = ANY($2::text[]) AND claim', [holdId, seatIds]);
           }
-          // Counted units (tickets of counted sections, seated or not) go back to the bucket their line took them from.
+          // Counted units (tickets of counted sections, seated or not) go back to their section's buckets, each up to its capacity (returnUnits).
           const bySection = new Map<string, number>();
           for (const t of tickets) bySection.set(t.section_id, (bySection.get(t.section_id) ?? 0) + 1);
           for (const [sectionId, n] of [...bySection].sort(([a], [b]) => a.localeCompare(b))) {
-            const given = await c.query<{ bucket: number; available: number; version: number }>(
-              `UPDATE stock_buckets b SET available = b.available + $3::int, version = b.version + 1
-               WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = coalesce(
-                 (SELECT l.bucket FROM hold_lines l WHERE l.hold_id = $4 AND l.section_id = $2 AND l.bucket IS NOT NULL ORDER BY l.line_no LIMIT 1), 0)
-               RETURNING b.bucket, b.available, b.version`, [refund.showId, sectionId, n, holdId]);
-            const bucket = given.rows[0];
-            if (bucket !== undefined) stock.push({ sectionId, delta: n, buckets: [{ bucket: bucket.bucket, available: bucket.available, version: Number(bucket.version) }] });
+            const change = await returnUnits(c, refund.showId, sectionId, n);
+            if (change !== null) stock.push(change);
           }
           await moveUserUnits(c, refund.userId, refund.showId, -refund.ticketIds.length);
+          // The payment the money went back through says so (issue 32). Its row is locked first, so
+          // two refunds of one payment settling at once sum each other's (READ COMMITTED reads the
+          // other's commit after the lock): the last one sees every REFUNDED refund, this one included.
+          if (refund.paymentId !== null && refund.amountCents > 0) {
+            const { rows: paid } = await c.query<{ status: PaymentStatus; amount_cents: number }>(
+              'SELECT status, amount_cents FROM payments WHERE payment_id = $1 FOR UPDATE', [refund.paymentId]);
+            const payment = paid[0];
+            if (payment !== undefined) {
+              const { rows: sum } = await c.query<{ cents: number }>(
+                "SELECT coalesce(sum(amount_cents), 0)::int AS cents FROM refunds WHERE payment_id = $1 AND status = 'REFUNDED'", [refund.paymentId]);
+              const next = paymentAfterRefund(payment.status, payment.amount_cents, sum[0]?.cents ?? 0);
+              if (next !== null) await c.query('UPDATE payments SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = $4', [refund.paymentId, next, input.now, payment.status]);
+            }
+          }
         } else {
           const back = await c.query<RefundTicket>(
             `UPDATE tickets t SET status = 'VALID' FROM orders o

@@ -739,5 +739,16 @@ export const pgMigrations: readonly PgMigration[] = [
     CREATE INDEX refunds_by_order ON refunds (order_id, created_at, refund_id COLLATE "C");
     CREATE INDEX refunds_pending ON refunds (updated_at, refund_id COLLATE "C") WHERE status = 'PENDING';
     `,
+  },  {
+    // Issue 32 (money is a ledger). Versions apply in order, gaps allowed.
+    version: 24,
+    name: 'money: each ticket\'s paid price; exchanges found by the order they created; payments partly or wholly refunded',
+    sql: `
+    ALTER TABLE tickets ADD COLUMN paid_cents integer CHECK (paid_cents IS NULL OR paid_cents >= 0);
+    CREATE INDEX exchanges_by_new_order ON exchanges (new_order_id);
+    ALTER TABLE payments DROP CONSTRAINT payments_status_check;
+    ALTER TABLE payments ADD CONSTRAINT payments_status_check CHECK (status IN ('PENDING','SUCCEEDED','FAILED','REFUND_PENDING','REFUNDED','PARTIALLY_REFUNDED'));
+    CREATE INDEX refunds_by_payment ON refunds (payment_id) WHERE status = 'REFUNDED';
+    `,
   },
 ];

@@ -99,6 +99,38 @@ export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: str
   return { ok: true, takes, buckets: taken.rows };
 }
 
+/**
+ * Puts `n` units of a counted section back into its buckets, each up to its capacity (issue 32): a
+ * unit freed by a refund or an exchange is not tied to the bucket its claim took it from, since an
+ * earlier partial refund or a spread claim may already have filled that one (PostgreSQL refused
+ * an exchange after a partial refund with stock_within_capacity). Every bucket of the section is
+ * locked in bucket order (the lock order of takeUnits), the ones with most room filled first.
+ * More units than room is a corrupt count: the CHECK refuses it and the transaction rolls back.
+ */
+export async function returnUnits(c: pg.ClientBase, showId: string, sectionId: string, n: number): Promise<StockChange | null> {
+  if (n <= 0) return null;
+  const { rows } = await c.query<{ bucket: number; room: number }>(
+    'SELECT bucket, capacity - available AS room FROM stock_buckets WHERE show_id = $1 AND section_id = $2 ORDER BY bucket FOR UPDATE', [showId, sectionId]);
+  if (rows.length === 0) return null;
+  const gives: { bucket: number; q: number }[] = [];
+  let left = n;
+  for (const row of [...rows].sort((a, b) => b.room - a.room || a.bucket - b.bucket)) {
+    if (left === 0) break;
+    const q = Math.min(left, Math.max(0, row.room));
+    if (q > 0) gives.push({ bucket: row.bucket, q });
+    left -= q;
+  }
+  // No room left anywhere: give the rest to the first bucket, for the CHECK to refuse.
+  if (left > 0) gives.push({ bucket: (rows[0] as { bucket: number }).bucket, q: left });
+  const given = await c.query<BucketState>(
+    `UPDATE stock_buckets b SET available = b.available + t.q, version = b.version + 1
+     FROM (SELECT bucket, sum(q)::int AS q FROM unnest($3::int[], $4::int[]) AS g(bucket, q) GROUP BY bucket) AS t
+     WHERE b.show_id = $1 AND b.section_id = $2 AND b.bucket = t.bucket
+     RETURNING b.bucket, b.available, b.version`,
+    [showId, sectionId, gives.map((g) => g.bucket), gives.map((g) => g.q)]);
+  return { sectionId, delta: n, buckets: given.rows.map((r) => ({ bucket: r.bucket, available: r.available, version: Number(r.version) })).sort((a, b) => a.bucket - b.bucket) };
+}
+
 interface LiveLine { section_id: string; seat_id: string | null; bucket: number | null; quantity: number }
 
 /**

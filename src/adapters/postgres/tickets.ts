@@ -96,13 +96,14 @@ export function pgTickets(db: PgDb, origin: string): TicketStore {
         const tickets: Ticket[] = input.tickets.map((t, i) => ({
           ticketId: t.ticketId, orderId: order.order_id, userId: order.user_id, showId: order.show_id, sectionId: t.sectionId,
           seatId: t.seatId ?? seatOf.get(i) ?? null, code: t.code, status: 'VALID', issuedAt: input.now, usedAt: null,
-          checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+          checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null, paidCents: t.paidCents,
         }));
         await c.query(
-          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
-           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2)
-           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, n)`,
-          [order.order_id, order.user_id, order.show_id, input.now, tickets.map((t) => t.ticketId), tickets.map((t) => t.sectionId), tickets.map((t) => t.seatId), tickets.map((t) => t.code)]);
+          `INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key, paid_cents)
+           SELECT id, $1, $2, $3, section_id, seat_id, n, code, 'VALID', $4, (SELECT username_key FROM users WHERE user_id = $2), paid
+           FROM unnest($5::text[], $6::text[], $7::text[], $8::text[], $9::int[]) WITH ORDINALITY AS t(id, section_id, seat_id, code, paid, n)`,
+          [order.order_id, order.user_id, order.show_id, input.now, tickets.map((t) => t.ticketId), tickets.map((t) => t.sectionId), tickets.map((t) => t.seatId), tickets.map((t) => t.code),
+            input.tickets.map((t) => t.paidCents)]);
         await countDoor(c, order.show_id, tickets.length, 0);
         const inventory = { showId: order.show_id, seats: changes, stock: [] };
         await appendOutbox(c, origin, input.now, [ticketsIssued(toOrder(order), tickets, inventory)]);

@@ -5,6 +5,7 @@ import type { BargainOrderExportRow, OrderExportRow, TicketExportRow } from '../
 export interface OrderRow {
   order_id: string; username: string; status: OrderStatus; amount_cents: number; payment_id: string | null; created_at: number; updated_at: number;
   contact_name: string | null; contact_phone: string | null; contact_email: string | null; discount_code: string | null; discount_cents: number | null;
+  refunded_cents: number | null; carried_out_cents: number | string | null; from_exchange: number | boolean;
 }
 export interface TicketRow {
   ticket_id: string; order_id: string; username: string; code: string; section_id: string; seat_id: string | null;
@@ -14,6 +15,7 @@ export interface TicketRow {
 export const toOrderRow = (r: OrderRow): OrderExportRow => ({
   orderId: r.order_id, username: r.username, status: r.status, amountCents: r.amount_cents, paymentId: r.payment_id, createdAt: r.created_at, updatedAt: r.updated_at,
   contactName: r.contact_name, contactPhone: r.contact_phone, contactEmail: r.contact_email, discountCode: r.discount_code, discountCents: r.discount_cents ?? 0,
+  refundedCents: r.refunded_cents ?? 0, carriedOutCents: Number(r.carried_out_cents ?? 0), fromExchange: r.from_exchange === true || r.from_exchange === 1,
 });
 export const toTicketRow = (r: TicketRow): TicketExportRow => ({
   ticketId: r.ticket_id, orderId: r.order_id, username: r.username, code: r.code, sectionId: r.section_id, seatId: r.seat_id,

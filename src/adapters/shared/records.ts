@@ -26,6 +26,8 @@ export interface TicketRow {
   ticket_id: string; order_id: string; user_id: string; show_id: string; section_id: string; seat_id: string | null; seq: number; code: string;
   status: TicketStatus; issued_at: number; used_at: number | null; checkin_nonce: string | null;
   checkin_by: string | null; checkin_gate: string | null; checkin_device: string | null;
+  /** null on tickets issued before the paid-price migration. */
+  paid_cents?: number | null;
 }
 
 export interface IdempotencyRow {
@@ -58,6 +60,7 @@ export const toTicket = (r: TicketRow): Ticket => ({
   ticketId: r.ticket_id, orderId: r.order_id, userId: r.user_id, showId: r.show_id, sectionId: r.section_id, seatId: r.seat_id, code: r.code,
   status: r.status, issuedAt: r.issued_at, usedAt: r.used_at, checkInNonce: r.checkin_nonce,
   checkedInBy: r.checkin_by, checkInGate: r.checkin_gate, checkInDevice: r.checkin_device,
+  ...(r.paid_cents === null || r.paid_cents === undefined ? {} : { paidCents: Number(r.paid_cents) }),
 });
 
 export const toIdempotency = (r: IdempotencyRow): IdempotencyRecord => ({

@@ -18,8 +18,8 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     confirmHold: db.prepare(`UPDATE holds SET status = 'CONFIRMED' WHERE hold_id = ? AND user_id = ? AND status = 'ACTIVE' AND expires_at > ? RETURNING *`),
     orderInsert: db.prepare(`INSERT INTO orders (order_id, user_id, show_id, hold_id, idempotency_key, amount_cents, status, payment_id, created_at, updated_at)
       VALUES (?, ?, ?, ?, ?, ?, 'TICKETED', NULL, ?, ?) RETURNING *`),
-    ticketInsert: db.prepare(`INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'VALID', ?, (SELECT username_key FROM users WHERE user_id = ?))`),
+    ticketInsert: db.prepare(`INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key, paid_cents)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'VALID', ?, (SELECT username_key FROM users WHERE user_id = ?), ?)`),
     countIssued: db.prepare(`INSERT INTO show_door_counts (show_id, admitting, checked_in) VALUES (?, ?, 0)
       ON CONFLICT (show_id) DO UPDATE SET admitting = admitting + excluded.admitting`),
     // Guard: only a VALID ticket of the old order is revoked (a check-in, refund or exchange that came first wins).
@@ -34,6 +34,7 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     insert: db.prepare(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
       new_ticket_ids, difference_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
     ofOrder: db.prepare('SELECT * FROM exchanges WHERE old_order_id = ? ORDER BY created_at, exchange_id'),
+    intoOrder: db.prepare('SELECT * FROM exchanges WHERE new_order_id = ?'),
   };
   const counted = (showId: string, sectionId: string): boolean => shows.get(showId)?.sections.get(sectionId)?.counted ?? false;
 
@@ -66,10 +67,11 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     // The new side: an order born TICKETED on the confirmed hold, and its tickets.
     const orderRow = q.orderInsert.get(e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, input.amountCents, input.now, input.now) as records.OrderRow;
     const tickets: Ticket[] = input.tickets.map((draft, i) => {
-      q.ticketInsert.run(draft.ticketId, e.newOrderId, e.userId, e.newShowId, draft.sectionId, draft.seatId, i + 1, draft.code, input.now, e.userId);
+      q.ticketInsert.run(draft.ticketId, e.newOrderId, e.userId, e.newShowId, draft.sectionId, draft.seatId, i + 1, draft.code, input.now, e.userId, draft.paidCents);
       return {
         ticketId: draft.ticketId, orderId: e.newOrderId, userId: e.userId, showId: e.newShowId, sectionId: draft.sectionId, seatId: draft.seatId,
         code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+        paidCents: draft.paidCents,
       };
     });
     q.countIssued.run(e.newShowId, tickets.length);
@@ -83,5 +85,9 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
   return {
     swapExchange: (input) => gc.write('swapExchange', () => swap(input)),
     exchangesOfOrder: async (orderId) => (q.ofOrder.all(orderId) as ExchangeRow[]).map(toExchange),
+    exchangeIntoOrder: async (orderId) => {
+      const row = q.intoOrder.get(orderId) as ExchangeRow | undefined;
+      return row === undefined ? null : toExchange(row);
+    },
   };
 }

@@ -619,6 +619,20 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX refunds_pending ON refunds (updated_at, refund_id) WHERE status = 'PENDING';
       `);
     },
+  },  // Issue 32 (money is a ledger): each ticket keeps its paid price, its share of the order's charge
+  // (NULL on tickets issued before: read, they are allocated from the order's charge); exchanges
+  // are found from the order they created (a refund follows the chain back to the payment).
+  // Payments say what refunds gave back: PARTIALLY_REFUNDED, then REFUNDED (the CHECK widened).
+  {
+    foreignKeysOff: true,
+    run(db) {
+      widenTable(db, 'payments', "'REFUND_PENDING','REFUNDED')", "'REFUND_PENDING','REFUNDED','PARTIALLY_REFUNDED')");
+      db.exec(`
+      ALTER TABLE tickets ADD COLUMN paid_cents INTEGER CHECK (paid_cents IS NULL OR paid_cents >= 0);
+      CREATE INDEX exchanges_by_new_order ON exchanges (new_order_id);
+      CREATE INDEX refunds_by_payment ON refunds (payment_id) WHERE status = 'REFUNDED';
+      `);
+    },
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { Database as Db } from 'better-sqlite3';
+import { paymentAfterRefund, type PaymentStatus } from '../../domain/index.js';
 import type {
   InventoryChanges, KeysetPosition, Refund, RefundStore, RequestRefundInput, RequestRefundOutcome, SeatChange, SettleRefundInput, SettleRefundOutcome, StockChange,
 } from '../../ports/engine/index.js';
@@ -27,6 +28,9 @@ export function sqliteRefunds(db: Db, gc: GroupCommit, shows: ShowCache, shared:
       FROM tickets WHERE ticket_id = ?`),
     doorCount: db.prepare('UPDATE show_door_counts SET admitting = admitting + ? WHERE show_id = ?'),
     orderMove: db.prepare('UPDATE orders SET status = ?, updated_at = ? WHERE order_id = ? AND status = ? RETURNING *'),
+    paymentOf: db.prepare('SELECT status, amount_cents FROM payments WHERE payment_id = ?'),
+    refundedOfPayment: db.prepare("SELECT coalesce(sum(amount_cents), 0) FROM refunds WHERE payment_id = ? AND status = 'REFUNDED'").pluck(),
+    paymentMove: db.prepare('UPDATE payments SET status = ?, updated_at = ? WHERE payment_id = ? AND status = ?'),
     orderRefunded: db.prepare('UPDATE orders SET refunded_cents = refunded_cents + ?, updated_at = ? WHERE order_id = ? RETURNING *'),
     order: db.prepare('SELECT * FROM orders WHERE order_id = ?'),
     seatPending: db.prepare(`UPDATE seats SET status = 'REFUND_PENDING', version = version + 1
@@ -104,6 +108,13 @@ export function sqliteRefunds(db: Db, gc: GroupCommit, shows: ShowCache, shared:
       q.orderRefunded.run(refund.amountCents, input.now, refund.orderId);
       if (refund.whole && q.orderMove.get('REFUNDED', input.now, refund.orderId, 'REFUND_PENDING') === undefined) {
         throw new Rollback<SettleRefundOutcome>({ ok: false, stale: 'refund' });
+      }
+      // The payment the money went back through says so (issue 32): its REFUNDED refunds, summed now
+      // (this one included), make it PARTIALLY_REFUNDED or REFUNDED by the payment machine.
+      if (refund.paymentId !== null && refund.amountCents > 0) {
+        const payment = q.paymentOf.get(refund.paymentId) as { status: PaymentStatus; amount_cents: number } | undefined;
+        const next = payment === undefined ? null : paymentAfterRefund(payment.status, payment.amount_cents, q.refundedOfPayment.get(refund.paymentId) as number);
+        if (payment !== undefined && next !== null) q.paymentMove.run(next, input.now, refund.paymentId, payment.status);
       }
     } else {
       for (const t of refund.ticketIds) {

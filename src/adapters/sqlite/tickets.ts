@@ -17,8 +17,8 @@ export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared:
     ticket: db.prepare('UPDATE orders SET status = \'TICKETED\', updated_at = ? WHERE order_id = ? AND status = \'PAID\' RETURNING *'),
     sellFree: db.prepare(`UPDATE seats SET status = 'SOLD', hold_id = ?, version = version + 1
       WHERE show_id = ? AND seat_id = ? AND status = 'AVAILABLE' RETURNING version`),
-    insert: db.prepare(`INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key)
-      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'VALID', ?, (SELECT username_key FROM users WHERE user_id = ?))`),
+    insert: db.prepare(`INSERT INTO tickets (ticket_id, order_id, user_id, show_id, section_id, seat_id, seq, code, status, issued_at, buyer_key, paid_cents)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'VALID', ?, (SELECT username_key FROM users WHERE user_id = ?), ?)`),
     // The counters move by the change; their CHECKs refuse a count below 0 or more used than admitting.
     // Issue creates the show's row; a check-in moves the row its tickets' issue made.
     countIssued: db.prepare(`INSERT INTO show_door_counts (show_id, admitting, checked_in) VALUES (?, ?, 0)
@@ -79,10 +79,11 @@ export function sqliteTickets(db: Db, gc: GroupCommit, shows: ShowCache, shared:
         }
         const tickets: Ticket[] = input.tickets.map((draft: TicketDraft, i) => {
           const seatId = draft.seatId ?? (needing.has(draft.sectionId) ? ((picked.get(draft.sectionId) ?? []).shift() ?? null) : null);
-          q.insert.run(draft.ticketId, row.order_id, row.user_id, row.show_id, draft.sectionId, seatId, i + 1, draft.code, input.now, row.user_id);
+          q.insert.run(draft.ticketId, row.order_id, row.user_id, row.show_id, draft.sectionId, seatId, i + 1, draft.code, input.now, row.user_id, draft.paidCents);
           return {
             ticketId: draft.ticketId, orderId: row.order_id, userId: row.user_id, showId: row.show_id, sectionId: draft.sectionId, seatId,
             code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+            paidCents: draft.paidCents,
           };
         });
         q.countIssued.run(row.show_id, tickets.length);

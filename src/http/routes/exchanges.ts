@@ -22,7 +22,7 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
         'transaction revokes the old tickets (INVALID, on the door\'s revocation list), frees their seats, and issues the new tickets',
         'on a new TICKETED order. The buyer may exchange until the show\'s exchangeUntilHoursBefore (else 409 EXCHANGE_NOT_ALLOWED);',
         'an admin (organizer) any time. Someone else\'s order is 404 ORDER_NOT_FOUND; an order not TICKETED (or with a used ticket)',
-        '409 ORDER_NOT_TICKETED. Only even swaps: a different total is 409 EXCHANGE_PRICE_DIFFERS. If the new hold lapses before the',
+        '409 ORDER_NOT_TICKETED. Only even swaps: a different list price (the new seats against the order\'s valid tickets) is 409 EXCHANGE_PRICE_DIFFERS; the new order carries the paid value. If the new hold lapses before the',
         'swap, 409 HOLD_EXPIRED and nothing changed: the buyer keeps the old tickets. 403 BLOCKED for a blocked buyer or address;',
         '429 RATE_LIMITED as for holds.', admissionHeaderDoc,
       ].join(' '),

@@ -34,7 +34,7 @@ export const exportRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   app.get('/admin/shows/:showId/orders.csv', {
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
-      tags: ['admin', 'exports'], summary: "A show's orders as CSV (orderId, username, status, amountCents, paymentId, createdAt, updatedAt)",
+      tags: ['admin', 'exports'], summary: "A show's orders as CSV (orderId, username, status, amountCents, paymentId, createdAt, updatedAt, contact, discount, grossCents, refundedCents, netCents)",
       security: [{ bearer: [] }], params: ShowParams, response: csvResponse('the orders, oldest first'),
     },
   }, async (request, reply) => {
@@ -67,7 +67,7 @@ export const exportRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async
   app.get('/admin/flash-sales/:flashSaleId/orders.csv', {
     onRequest: roleGuard(deps, ['ADMIN']),
     schema: {
-      tags: ['admin', 'exports'], summary: "A flash sale's orders as CSV (orderId, username, status, amountCents, paymentId, createdAt, updatedAt)",
+      tags: ['admin', 'exports'], summary: "A flash sale's orders as CSV (orderId, username, status, amountCents, paymentId, createdAt, updatedAt, contact, discount, grossCents, refundedCents, netCents)",
       security: [{ bearer: [] }], params: FlashSaleParams, response: csvResponse('the orders, oldest first'),
     },
   }, async (request, reply) => {

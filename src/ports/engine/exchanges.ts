@@ -24,7 +24,7 @@ export interface SwapExchangeInput {
   readonly exchange: Exchange;
   /** One draft per unit of the new hold's lines, in line order (seat lines name their seat). */
   readonly tickets: readonly TicketDraft[];
-  /** The new order's price (the new hold's total). */
+  /** The new order's charge: the value carried from the old tickets plus the difference (planExchange). */
   readonly amountCents: number;
   readonly now: number;
 }
@@ -65,4 +65,6 @@ export interface ExchangeStore {
   swapExchange(input: SwapExchangeInput): Promise<SwapExchangeOutcome>;
   /** Exchanges that gave up this order's tickets (at most one today), oldest first. */
   exchangesOfOrder(orderId: string): Promise<Exchange[]>;
+  /** The exchange that created this order (its new order), or null for an order bought directly. */
+  exchangeIntoOrder(orderId: string): Promise<Exchange | null>;
 }

@@ -18,6 +18,12 @@ export interface OrderExportRow {
   readonly contactEmail: string | null;
   readonly discountCode: string | null;
   readonly discountCents: number;
+  /** What confirmed refunds of this order gave back (issue 32). */
+  readonly refundedCents: number;
+  /** The value exchanges carried out of this order into new orders (the new orders' charge less their difference). */
+  readonly carriedOutCents: number;
+  /** The order was created by an exchange (its value came from the old order, not a charge). */
+  readonly fromExchange: boolean;
   readonly createdAt: number;
   readonly updatedAt: number;
 }

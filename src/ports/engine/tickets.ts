@@ -11,6 +11,8 @@ export interface TicketDraft {
    * a SEATED section sold by QUANTITY the adapter picks the seat (see issueTickets).
    */
   readonly seatId: string | null;
+  /** What is paid for it: its share of the order's charge (the domain's allocatePaidCents), stored with the ticket. */
+  readonly paidCents: number;
 }
 
 export interface IssueTicketsInput {

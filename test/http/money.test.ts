@@ -1,0 +1,200 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { auditConfiguredStore } from '../../src/audit-command.js';
+import { adminClient, ApiClient } from '../support/api-client.js';
+import { startTestNode, type TestNode } from '../support/backend.js';
+import { eventually } from '../support/wait.js';
+
+/**
+ * Issue 32, the "Why" cases: money that adds up across discounts, refunds, exchanges and show
+ * cancellation, checked against what the sandbox provider actually paid back.
+ */
+let t: TestNode & { baseUrl: string };
+let admin: ApiClient;
+let seq = 0;
+const hour = 3_600_000;
+
+beforeAll(async () => {
+  t = await startTestNode({ env: { TICKETRUSH_RATE_LIMITS: 'off' } });
+  admin = await adminClient(t.node.app);
+});
+afterAll(async () => t?.close());
+
+/** A show in 10 days, refunds and exchanges allowed up to 24 hours before: seated A at 380, standing GA at 1000. */
+async function show(): Promise<string> {
+  const now = Date.now();
+  const reply = await admin.request('POST', '/api/v1/admin/shows', {
+    title: 'Money Show', venue: 'Hall', city: 'City',
+    startsAt: new Date(now + 10 * 86_400_000).toISOString(), saleStartsAt: new Date(now - 60_000).toISOString(), saleEndsAt: new Date(now + 5 * 86_400_000).toISOString(),
+    seatMap: { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 380 }, { id: 'GA', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 20, priceCents: 1000 }] },
+    refundUntilHoursBefore: 24, exchangeUntilHoursBefore: 24,
+  });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.showId as string;
+}
+
+async function percentOff(percent: number): Promise<string> {
+  const code = `MONEY${++seq}`;
+  const reply = await admin.request('POST', '/api/v1/admin/discounts', {
+    code, percentOff: percent, validFrom: new Date(Date.now() - hour).toISOString(), validUntil: new Date(Date.now() + hour).toISOString(), maxUses: 10, perUserMax: 5,
+  });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return code;
+}
+
+interface Bought { buyer: ApiClient; orderId: string; paymentId: string; amountCents: number; tickets: { ticketId: string; paidCents: number }[] }
+
+/** A buyer's paid, ticketed order of a hold request (seats or section + quantity), paid through the sandbox. */
+async function bought(showId: string, request: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<Bought> {
+  const buyer = await new ApiClient(t.node.app).signUp(`money${++seq}`);
+  const hold = await buyer.request('POST', `/api/v1/shows/${showId}/holds`, request);
+  expect(hold.status, JSON.stringify(hold.body)).toBe(201);
+  const order = (await buyer.request('POST', '/api/v1/orders', { holdId: hold.body.holdId, ...extra }, { 'x-idempotency-key': `m-${seq}` })).body;
+  expect((await buyer.request('POST', `/api/v1/orders/${order.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+  const tickets = await eventually(async () => {
+    const o = (await buyer.request('GET', `/api/v1/orders/${order.orderId}`)).body;
+    return o.status === 'TICKETED' ? (o.tickets as { ticketId: string; paidCents: number }[]) : undefined;
+  });
+  return { buyer, orderId: order.orderId, paymentId: order.paymentId, amountCents: order.amountCents, tickets };
+}
+
+const refund = (client: ApiClient, orderId: string, body: unknown) =>
+  client.request('POST', `/api/v1/orders/${orderId}/refund`, body, { 'x-idempotency-key': `r-${++seq}` });
+
+/** The order's refunds once none is PENDING any more. */
+const settledRefunds = (client: ApiClient, orderId: string, count: number) => eventually(async () => {
+  const r = (await client.request('GET', `/api/v1/orders/${orderId}/refunds`)).body.refunds as { status: string; amountCents: number; reason: string | null }[];
+  return r.length === count && r.every((x) => x.status !== 'PENDING') ? r : undefined;
+});
+
+describe('money that adds up (issue 32)', () => {
+  it('Why 1: a discounted order refunds each ticket at its paid price: 2 × 380 at 20% off is 608, one refund 304, the other 304', async () => {
+    const showId = await show();
+    const code = await percentOff(20);
+    const b = await bought(showId, { seatIds: ['A-1-1', 'A-1-2'] }, { discountCode: code });
+    expect(b.amountCents).toBe(608);
+    // The charge allocated over the tickets, summing exactly to it.
+    expect(b.tickets.map((k) => k.paidCents)).toEqual([304, 304]);
+    const first = await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[0]?.ticketId] });
+    expect(first.body).toMatchObject({ amountCents: 304, whole: false });
+    await settledRefunds(b.buyer, b.orderId, 1);
+    // The payment row follows the ledger: part of it refunded, then all of it.
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('PARTIALLY_REFUNDED');
+    const second = await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[1]?.ticketId] });
+    expect(second.body).toMatchObject({ amountCents: 304, whole: true });
+    expect((await settledRefunds(b.buyer, b.orderId, 2)).map((r) => [r.status, r.amountCents])).toEqual([['REFUNDED', 304], ['REFUNDED', 304]]);
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('REFUNDED');
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(608);
+  });
+
+  it('a charge that does not divide evenly: the cents go to the earliest tickets (largest remainder, line order)', async () => {
+    const showId = await show();
+    const code = await percentOff(33);
+    // 3 × 1000 at 33% off = 2010: 670 each, nothing left over; 3 × 380 = 1140 at 33% off = 764 (763.8): 255 + 255 + 254.
+    const b = await bought(showId, { seatIds: ['A-2-1', 'A-2-2', 'A-2-3'] }, { discountCode: code });
+    expect(b.amountCents).toBe(764);
+    expect(b.tickets.map((k) => k.paidCents)).toEqual([255, 255, 254]);
+  });
+
+  it('Why 2: a discounted order swaps for seats of the same list price; the new tickets carry the paid price and refund it through the first payment', async () => {
+    const showId = await show();
+    const code = await percentOff(20);
+    const b = await bought(showId, { seatIds: ['A-1-3', 'A-1-4'] }, { discountCode: code });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-4', 'A-2-5'] });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ differenceCents: 0 });
+    // The value carried is what was paid (608), not the new seats' list price (760).
+    expect(swapped.body.order).toMatchObject({ amountCents: 608, paymentId: null });
+    expect(swapped.body.tickets.map((k: { paidCents: number }) => k.paidCents)).toEqual([304, 304]);
+    const newOrderId = swapped.body.order.orderId as string;
+    expect((await refund(b.buyer, newOrderId, null)).body).toMatchObject({ amountCents: 608, whole: true });
+    expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 608 });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(608);
+  });
+
+  it('Why 3: a refund of an exchanged order is paid through the original payment; the store says REFUNDED only for money the provider paid back', async () => {
+    const from = await show();
+    const to = await show();
+    const b = await bought(from, { section: 'GA', quantity: 1 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1 });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const newOrderId = swapped.body.order.orderId as string;
+    expect((await refund(b.buyer, newOrderId, null)).status).toBe(202);
+    expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 1000 });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(1000);
+    // The original payment (on the exchanged-away order) is the one refunded.
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('REFUNDED');
+  });
+
+  it('Why 3 through show cancellation: the exchanged order\'s refund reaches the original payment', async () => {
+    const from = await show();
+    const to = await show();
+    const b = await bought(from, { section: 'GA', quantity: 2 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 2 });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const newOrderId = swapped.body.order.orderId as string;
+    expect((await admin.request('POST', `/api/v1/admin/shows/${to}/cancel`, { reason: 'storm' })).status).toBe(202);
+    expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 2000 });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(2000);
+    // The old order was exchanged away: the cancellation of its show has nothing of it to refund.
+    expect((await b.buyer.request('GET', `/api/v1/orders/${b.orderId}/refunds`)).body.refunds).toEqual([]);
+  });
+
+  it('Why 4: buy 3, refund 1, exchange into 3: refused with the difference of one place, nothing changed; the 2 left refund 2000', async () => {
+    const showId = await show();
+    const b = await bought(showId, { section: 'GA', quantity: 3 });
+    expect((await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[0]?.ticketId] })).body).toMatchObject({ amountCents: 1000 });
+    await settledRefunds(b.buyer, b.orderId, 1);
+    const refused = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 3 });
+    expect({ status: refused.status, code: refused.body.code, differenceCents: refused.body.details?.differenceCents }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS', differenceCents: 1000 });
+    const after = (await b.buyer.request('GET', `/api/v1/orders/${b.orderId}`)).body;
+    expect(after.tickets.map((k: { status: string }) => k.status).sort()).toEqual(['INVALID', 'VALID', 'VALID']);
+    // An even swap of the two left carries 2000 (on PostgreSQL this once failed stock_within_capacity: the
+    // units went back to the bucket the refund had already refilled), and refunding it pays back 2000 more: 3000 in all, as paid.
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 2 });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.order.amountCents).toBe(2000);
+    const newOrderId = swapped.body.order.orderId as string;
+    expect((await refund(b.buyer, newOrderId, null)).body).toMatchObject({ amountCents: 2000 });
+    await settledRefunds(b.buyer, newOrderId, 1);
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(3000);
+  });
+
+  it('Why 5: after all of the above (refunds in part and whole, discounts, exchanges, a cancelled show) the audit passes', async () => {
+    // One more of each ordinary flow on a show of its own: a partial refund of standing places, and an exchanged-away order kept.
+    const showId = await show();
+    const b = await bought(showId, { section: 'GA', quantity: 3 });
+    expect((await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[0]?.ticketId] })).status).toBe(202);
+    await settledRefunds(b.buyer, b.orderId, 1);
+    const c = await bought(showId, { section: 'GA', quantity: 2 });
+    expect((await c.buyer.request('POST', `/api/v1/orders/${c.orderId}/exchange`, { section: 'GA', quantity: 2 })).status).toBe(201);
+    const report = await auditConfiguredStore({ database: t.node.config.database, redis: t.node.config.redis, auditBoundSeconds: 60 });
+    expect({ passed: report.passed, violations: report.violations }).toEqual({ passed: true, violations: [] });
+  });
+
+  it('orders.csv: gross, refunded and net per order; a sum over the file counts each cent once (an exchanged-away order nets 0, its value is the new order\'s)', async () => {
+    const showId = await show();
+    const code = await percentOff(20);
+    // Charged 608 (gross 760), one ticket refunded (304).
+    const a = await bought(showId, { seatIds: ['A-1-1', 'A-1-2'] }, { discountCode: code });
+    expect((await refund(a.buyer, a.orderId, { ticketIds: [a.tickets[0]?.ticketId] })).status).toBe(202);
+    await settledRefunds(a.buyer, a.orderId, 1);
+    // Charged 2000, exchanged whole into a new order carrying 2000.
+    const b = await bought(showId, { section: 'GA', quantity: 2 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 2 });
+    expect(swapped.status).toBe(201);
+    const csv = ((await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string).slice(1).trimEnd().split('\r\n');
+    const header = (csv[0] ?? '').split(',');
+    expect(header.slice(-3)).toEqual(['grossCents', 'refundedCents', 'netCents']);
+    const rows = new Map(csv.slice(1).map((line) => {
+      const cells = line.split(',');
+      return [cells[0] ?? '', { status: cells[2], gross: Number(cells.at(-3)), refunded: Number(cells.at(-2)), net: Number(cells.at(-1)) }];
+    }));
+    expect(rows.get(a.orderId)).toEqual({ status: 'TICKETED', gross: 760, refunded: 304, net: 304 });
+    expect(rows.get(b.orderId)).toEqual({ status: 'TICKETED', gross: 2000, refunded: 0, net: 0 });
+    expect(rows.get(swapped.body.order.orderId)).toEqual({ status: 'TICKETED', gross: 0, refunded: 0, net: 2000 });
+    // Σ net = what the provider charged minus what it refunded, for this show's orders.
+    const charged = 608 + 2000;
+    const refundedByProvider = (await t.node.sandbox!.refundedCents(a.paymentId)) + (await t.node.sandbox!.refundedCents(b.paymentId));
+    expect([...rows.values()].reduce((sum, r) => sum + r.net, 0)).toBe(charged - refundedByProvider);
+  });
+});
