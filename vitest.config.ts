@@ -35,7 +35,8 @@ const isWeb = (suite: string): boolean => suite === 'test/web' || suite.startsWi
 const shared = { pool: 'forks', isolate: false, testTimeout: 60_000, hookTimeout: 60_000 } as const;
 
 const projects: TestProjectInlineConfiguration[] = chosen.flatMap(({ name, pass }) => {
-  const env = { TICKETRUSH_TEST_STORE: pass.store };
+  // Child servers inherit the lowest scrypt cost too (test nodes set it themselves: test/support/backend.ts).
+  const env = { TICKETRUSH_TEST_STORE: pass.store, TICKETRUSH_SCRYPT_COST: process.env.TICKETRUSH_SCRYPT_COST ?? '1024' };
   const node: TestProjectInlineConfiguration = { test: { ...shared, name, env, include: globsOf(pass.suites), exclude: ['test/web/**', ...excluded] } };
   const web = pass.suites.length === 0 ? ['test/web'] : pass.suites.filter(isWeb);
   if (web.length === 0) return [node];

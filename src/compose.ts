@@ -244,7 +244,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     // Fault injection (drills only; off by default): some calls fail as in an outage.
     payments: timeLimitedProvider(faultyProvider(sandbox ?? stripe ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
-    passwords: scryptPasswordHasher,
+    passwords: scryptPasswordHasher(config.scryptCost),
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
     telemetry,

@@ -42,6 +42,8 @@ export interface Config {
   readonly importBytesMax: number;
   readonly requestTimeoutMs: number;
   readonly tokenTtlSeconds: number;
+  /** scrypt's cost N for new password hashes (a power of two; TICKETRUSH_SCRYPT_COST). */
+  readonly scryptCost: number;
   readonly paymentProvider: 'sandbox' | 'none' | 'stripe';
   /** TICKETRUSH_PAYMENT_PROVIDER=stripe: its API key, webhook signing secret and (stripe-mock, tests) API address. */
   readonly stripe: StripeConfig | null;
@@ -213,6 +215,13 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+/** An integer setting that must be a power of two within [min, max] (scrypt's cost). */
+function powerOfTwo(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const value = int(env, name, fallback, min, max);
+  if ((value & (value - 1)) !== 0) throw new ConfigError(`${name} must be a power of two from ${min} to ${max} (got "${env[name] ?? ''}")`);
+  return value;
+}
+
 function ratio(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
@@ -281,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
     importBytesMax: int(env, 'TICKETRUSH_IMPORT_BYTES_MAX', 50 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     requestTimeoutMs: int(env, 'TICKETRUSH_REQUEST_TIMEOUT_MS', 30_000, 1_000, 600_000),
     tokenTtlSeconds: int(env, 'TICKETRUSH_TOKEN_TTL_SECONDS', 12 * 3600, 60, 30 * 86400),
+    scryptCost: powerOfTwo(env, 'TICKETRUSH_SCRYPT_COST', 16_384, 1_024, 1_048_576),
     paymentProvider: oneOf(env, 'TICKETRUSH_PAYMENT_PROVIDER', 'sandbox', ['sandbox', 'none', 'stripe'] as const),
     stripe: loadStripe(env),
     sandboxDuplicateRate: ratio(env, 'TICKETRUSH_SANDBOX_DUPLICATE_RATE', 0.2),

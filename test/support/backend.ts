@@ -92,6 +92,8 @@ export async function startTestNode(options: { env?: Record<string, string>; clo
       TICKETRUSH_SANDBOX_DELAY_MS_MAX: '20',
       TICKETRUSH_EXPIRY_SWEEP_MS: '200',
       TICKETRUSH_TICKET_SWEEP_MS: '500',
+      // Thousands of accounts are made across the suite: scrypt at its lowest cost (the default is 16384).
+      TICKETRUSH_SCRYPT_COST: '1024',
       ...database.env,
       ...options.env,
     });
