@@ -256,6 +256,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
       holdLifeSecondsMax: config.holdLifeSecondsMax,
       maxSeatsPerUserDefault: config.maxSeatsPerUser,
       waitlistClaimSeconds: config.waitlistClaimSeconds,
+      idempotencyInFlightMs: config.idempotencyInFlightSeconds * 1000,
       currency: config.currency,
     },
     rooms: new WaitingRoomCache(),

@@ -33,6 +33,12 @@ export interface Config {
   readonly maxSeatsPerUser: number;
   /** How long a waitlist offer's hold lasts, in seconds (the buyer's claim window). */
   readonly waitlistClaimSeconds: number;
+  /**
+   * How long an idempotency key stays IN_FLIGHT before a retry may take it over, in seconds
+   * (TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS): longer than any live request can take, which the
+   * provider call's bound (15 s) dominates; shorter frees a buyer sooner after a crash.
+   */
+  readonly idempotencyInFlightSeconds: number;
   /** ISO 4217 code of a new show's prices when its organizer chooses none (TICKETRUSH_CURRENCY). */
   readonly currency: string;
   /** Font of printed tickets (TICKETRUSH_TICKET_FONT); null: the PDF standard fonts (Latin-1 only). */
@@ -283,6 +289,7 @@ export function loadConfig(env: Env = process.env): Config {
     holdLifeSecondsMax: Math.max(int(env, 'TICKETRUSH_HOLD_LIFE_SECONDS_MAX', 1200, limits.holdTtlSecondsMin, limits.holdLifeSecondsMax), holdSecondsMax),
     // Per buyer and show, for shows whose organiser set no maxSeatsPerUser (never above a show's capacity).
     maxSeatsPerUser: int(env, 'TICKETRUSH_MAX_SEATS_PER_USER', limits.seatsPerUserDefault, 1, limits.seatsPerShowMax),
+    idempotencyInFlightSeconds: int(env, 'TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS', limits.idempotencyInFlightMsMax / 1000, Math.ceil(limits.providerCallMsMax / 1000) + 5, 3_600),
     waitlistClaimSeconds: int(env, 'TICKETRUSH_WAITLIST_CLAIM_SECONDS', waitlistLimits.claimSecondsDefault, waitlistLimits.claimSecondsMin, waitlistLimits.claimSecondsMax),
     currency: currencyCode(env, 'TICKETRUSH_CURRENCY', 'CNY'),
     ticketFont: ticketFont(env),

@@ -19,6 +19,8 @@ export interface BookingPolicy {
   readonly maxSeatsPerUserDefault: number;
   /** A waitlist offer's claim window in seconds (bounded by the domain's waitlistLimits); its default when absent. */
   readonly waitlistClaimSeconds?: number;
+  /** How long a key stays IN_FLIGHT before a retry takes it over; limits.idempotencyInFlightMsMax when absent. */
+  readonly idempotencyInFlightMs?: number;
   readonly currency: string;
 }
 

@@ -108,12 +108,17 @@ async function discountRefusal(ctx: AppContext, code: 'DISCOUNT_USED_UP' | 'DISC
   throw new AppError('DISCOUNT_UNKNOWN', 'no such discount code');
 }
 
+/** How long a key stays IN_FLIGHT before its request counts as dead (TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS). */
+function inFlightMs(ctx: AppContext): number {
+  return ctx.policy.idempotencyInFlightMs ?? limits.idempotencyInFlightMsMax;
+}
+
 /** `T`: the stored answer's shape (an order's view; a hold's id for holds). */
 export type Begun<T = OrderView> = { kind: 'replay'; order: T } | { kind: 'claimed'; claim: KeyClaim };
 
 /**
  * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
- * A record whose request died (IN_FLIGHT past limits.idempotencyInFlightMsMax) is taken over. When
+ * A record whose request died (IN_FLIGHT past the policy's idempotencyInFlightMs) is taken over. When
  * the store says the key was written first by someone else (beginKey false), that record is read
  * and honoured: this request never goes on without its own record.
  */
@@ -122,7 +127,7 @@ export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, ke
     const now = ctx.clock.now();
     const existing = await ctx.store.getKey(scope, key);
     if (existing !== null) {
-      const answered = earlierAnswer<T>(existing, requestHash, now);
+      const answered = earlierAnswer<T>(existing, requestHash, now - inFlightMs(ctx));
       if (answered !== null) return answered;
       // Its request died with its process (or overran every bound): this retry takes the key over.
       await ctx.store.removeKey({ scope, key, createdAt: existing.createdAt });
@@ -136,12 +141,12 @@ export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, ke
 }
 
 /** The stored answer to this key; null when the record is a dead request's (take it over); throws if the key cannot be used now. */
-function earlierAnswer<T>(existing: IdempotencyRecord, requestHash: string, now: number): Begun<T> | null {
+function earlierAnswer<T>(existing: IdempotencyRecord, requestHash: string, deadBefore: number): Begun<T> | null {
   if (existing.requestHash !== requestHash) {
     throw new AppError('IDEMPOTENCY_KEY_REUSED', 'this idempotency key was used with a different request');
   }
   if (existing.state === 'IN_FLIGHT') {
-    if (now - existing.createdAt <= limits.idempotencyInFlightMsMax) {
+    if (existing.createdAt >= deadBefore) {
       throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'the first request with this key is still being processed; retry shortly');
     }
     return null;
@@ -217,7 +222,7 @@ async function liveOrderOf(ctx: AppContext, holdId: string, now: number): Promis
   const live = await ctx.store.liveOrderOfHold(holdId);
   if (live === null || live.status !== 'INIT') return live;
   const record = await ctx.store.getKey(`order:${live.userId}`, live.idempotencyKey);
-  const abandoned = record === null || (record.state === 'IN_FLIGHT' && now - record.createdAt > limits.idempotencyInFlightMsMax);
+  const abandoned = record === null || (record.state === 'IN_FLIGHT' && now - record.createdAt > inFlightMs(ctx));
   if (!abandoned) return live;
   const aborted = await ctx.store.abortOrder({ orderId: live.orderId, now });
   return aborted.ok ? null : 'stale';

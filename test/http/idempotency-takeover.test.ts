@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
+import { loadConfig } from '../../src/config.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
 import { eventually } from '../support/wait.js';
 
@@ -45,4 +46,32 @@ it('keeps one order per key when a retry takes over a key whose first request is
   expect(orders.map((o) => ({ orderId: o.orderId, status: o.status, paymentId: o.paymentId }))).toEqual([
     { orderId: takeoverReply.body.orderId, status: 'PENDING_PAY', paymentId: takeoverReply.body.paymentId },
   ]);
+});
+
+it('takes a key over after TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS, not before; the setting stays above the provider call\'s bound', async () => {
+  expect(() => loadConfig({ TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS: '10' })).toThrow(/TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS/);
+  let offsetMs = 0;
+  const short = await startTestNode({ env: { TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS: '20' }, clock: { now: () => Date.now() + offsetMs } });
+  try {
+    const sandbox = short.node.sandbox;
+    if (sandbox === null) throw new Error('the sandbox provider is off');
+    const admin = await adminClient(short.node.app);
+    const bob = await new ApiClient(short.node.app).signUp('short-in-flight-buyer');
+    const showId = await createShow(admin);
+    const hold = await bob.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-2'] });
+    const order = () => bob.request('POST', '/api/v1/orders', { holdId: hold.body.holdId }, { 'x-idempotency-key': 'short-1' });
+    sandbox.setCallDelayMs(600);
+    const first = order();
+    await eventually(async () => ((await short.node.ctx.store.liveOrderOfHold(hold.body.holdId)) === null ? undefined : true), 5_000, 'the first request to open its order');
+    offsetMs += 15_000; // past the provider's bound, within the setting: still the first request's
+    const early = await order();
+    expect({ status: early.status, code: early.body.code }).toEqual({ status: 409, code: 'IDEMPOTENCY_REQUEST_IN_FLIGHT' });
+    offsetMs += 6_000; // 21 s: a dead request's key, taken over
+    const takeover = await order();
+    sandbox.setCallDelayMs(0);
+    expect(takeover.status).toBe(201);
+    await first;
+  } finally {
+    await short.close();
+  }
 });

@@ -128,6 +128,8 @@ function processEnv(i: number): NodeJS.ProcessEnv {
     TICKETRUSH_TICKET_SWEEP_MS: '500',
     // The killed process's undelivered callbacks are found by reconciliation on the others.
     TICKETRUSH_RECONCILE_MS: '1000',
+    // A request that died with the killed process frees its key after 20 s, not the default 60.
+    TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS: '20',
     TICKETRUSH_RECONCILE_AFTER_MS: '2000',
     TICKETRUSH_SANDBOX_DELAY_MS_MAX: '50',
     // Deliveries are sent as soon as the relay stores them; the sweep only picks up stragglers.
@@ -261,7 +263,7 @@ async function shop(buyer: HttpBuyer, index: number, until: number, tally: Tally
   let order: HttpReply = { status: 0, body: null };
   let waitedOnDeadRequest = false;
   // As a real client does: the same key until an answer. A request that died with the killed
-  // process leaves its key IN_FLIGHT until limits.idempotencyInFlightMsMax, then any process
+  // process leaves its key IN_FLIGHT for TICKETRUSH_IDEMPOTENCY_IN_FLIGHT_SECONDS (20 s here), then any process
   // takes it over; the hold (120 s) outlives that.
   const orderDeadline = Date.now() + 100_000;
   while (order.status !== 201 && order.status !== 200 && Date.now() < orderDeadline) {
