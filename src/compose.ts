@@ -64,7 +64,8 @@ import { openConfiguredStore } from './compose-store.js';
 import { buildHttpApp } from './http/app.js';
 import { createTokenService } from './http/auth.js';
 import type { JobBackend } from './ports/jobs.js';
-import type { Clock } from './ports/runtime.js';
+import type { Clock, IdSource } from './ports/runtime.js';
+import type { PaymentProvider } from './ports/payment-provider.js';
 import type { AuditReader, OutboxSink, Store } from './ports/engine/index.js';
 
 export interface Node {
@@ -120,6 +121,19 @@ export interface ComposeOptions {
   readonly warmStore?: boolean;
   /** More durable consumers of the outbox for the relay, beside the webhooks' sink (e.g. the Redis gate). */
   readonly outboxSinks?: readonly OutboxSink[];
+  /**
+   * A payment provider in place of the configured one (no sandbox is created then). The seeded
+   * simulation (test/sim) puts its scripted provider here: one that fails, delays and refuses on cue.
+   */
+  readonly paymentProvider?: PaymentProvider;
+  /** Ids in place of random ones: the seeded simulation replays a run only if every id is the same again. */
+  readonly ids?: IdSource;
+  /**
+   * Whether this process runs the outbox relay's periodic pass (default true). false: whoever
+   * composed the node runs relayOnce itself, at moments it chooses (the seeded simulation, whose
+   * replay must not depend on when a timer fired).
+   */
+  readonly outboxRelay?: boolean;
 }
 
 /**
@@ -197,7 +211,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     dataDirLock.release();
     throw new Error(`Redis at TICKETRUSH_REDIS_URL is unreachable: ${(error as Error).message}`, { cause: error });
   }
-  const sandbox = config.paymentProvider === 'sandbox'
+  const sandbox = config.paymentProvider === 'sandbox' && options.paymentProvider === undefined
     ? createSandboxProvider({
       ledger: isPgStore(store) ? pgSandboxLedger(store.lanes.checkout) : openSqliteSandboxLedger(join(config.dataDir, 'sandbox-provider.db')),
       callbackUrl: () => `${baseUrl}/api/v1/payments/callback`,
@@ -237,13 +251,13 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // Every inventory change this process makes reaches its read model here, as the call returns.
     store: feedingReadModel(store, seatMaps),
     clock,
-    ids: randomIds,
+    ids: options.ids ?? randomIds,
     // A bargain's cut is money: drawn from the CSPRNG, like the ids (randomInt's range is below 2^48).
     random: () => randomInt(0, 2 ** 47) / 2 ** 47,
     jobs: queue,
     // Every provider call is bounded, which the idempotency keys' in-flight limit relies on.
     // Fault injection (drills only; off by default): some calls fail as in an outage.
-    payments: timeLimitedProvider(faultyProvider(sandbox ?? stripe ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
+    payments: timeLimitedProvider(faultyProvider(options.paymentProvider ?? sandbox ?? stripe ?? unconfiguredProvider, config.faults.providerErrorRate, Math.random), limits.providerCallMsMax),
     passwords: scryptPasswordHasher(config.scryptCost),
     throttle: memoryAccountThrottle(config.rateLimits),
     signer: createEd25519TicketSigner(config.secrets.ticketSigningKeyPem),
@@ -436,7 +450,7 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     // What is stuck, for the gauges: every process reads it (a few index-range reads per period).
     opsFigures = startOpsFigures(ctx, config.opsFiguresMs, (error) => telemetry.jobFailed('ops-figures', error));
     void opsFigures.now();
-    relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
+    if (options.outboxRelay !== false) relay = startOutboxRelay(ctx, [webhookSink, notificationSink, ...(gateSink === null ? [] : [gateSink]), waitlistSink(ctx), discountReturnsSink(ctx), ...(options.outboxSinks ?? [])], { intervalMs: relayIntervalMs, retentionMs: config.outboxRetentionHours * 3_600_000 });
   } catch (error) {
     await release();
     throw error;

@@ -239,6 +239,15 @@ export const HoldHeaders = Type.Object({
   })),
 });
 
+export const ExchangeHeaders = Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: limits.idempotencyKeyLengthMax,
+    pattern: idempotencyKeyPattern,
+    description: 'Optional. Scoped to the signed-in user: the same key and body answer the first exchange again (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT. A refused exchange changed nothing and frees the key',
+  })),
+});
+
 export const OrderResponse = Type.Object({
   orderId: Type.String(),
   kind: Type.Union([Type.Literal('SHOW'), Type.Literal('FLASH_SALE'), Type.Literal('BARGAIN')], { description: 'What the order sells: a show\'s seats or places, a flash sale\'s items, a bargain\'s goods' }),

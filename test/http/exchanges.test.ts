@@ -110,6 +110,32 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
     expect(await seatStatus(showId, 'A-2-3')).toBe('AVAILABLE');
   });
 
+  it('X-Idempotency-Key: a retried exchange answers the same exchange and takes nothing twice; another body is 422; a refusal frees the key', async () => {
+    const showId = await show(24);
+    const { buyer, orderId } = await ticketed(showId, ['B-1-2']);
+    const keyed = (body: unknown, key: string) => buyer.request('POST', `/api/v1/orders/${orderId}/exchange`, body, { 'x-idempotency-key': key });
+    // Refused (a dearer seat): nothing changed, and the key is free for the request that may succeed.
+    const refused = await keyed({ seatIds: ['A-1-5'] }, 'swap-1');
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS' });
+    const first = await keyed({ seatIds: ['B-1-3'] }, 'swap-2');
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    const again = await keyed({ seatIds: ['B-1-3'] }, 'swap-2');
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body).toEqual(first.body);
+    // Nothing taken twice: one exchange, one new order, one seat sold, the next seat still free.
+    const store = t.node.ctx.store;
+    expect(await store.exchangesOfOrder(orderId)).toHaveLength(1);
+    expect(await seatStatus(showId, 'B-1-3')).toBe('SOLD');
+    expect(await seatStatus(showId, 'B-1-4')).toBe('AVAILABLE');
+    expect(await seatStatus(showId, 'B-1-2')).toBe('AVAILABLE');
+    const list = (await buyer.request('GET', '/api/v1/me/orders')).body.orders as { orderId: string }[];
+    expect(list.filter((o) => o.orderId !== orderId).map((o) => o.orderId)).toEqual([first.body.order.orderId]);
+    const reused = await keyed({ seatIds: ['B-1-4'] }, 'swap-2');
+    expect({ status: reused.status, code: reused.body.code }).toEqual({ status: 422, code: 'IDEMPOTENCY_KEY_REUSED' });
+  });
+
   it('bad input is 400', async () => {
     const showId = await show(24);
     const { buyer, orderId } = await ticketed(showId, ['A-1-4']);

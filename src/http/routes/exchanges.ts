@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
 import { exchangeOrder } from '../../app/exchanges.js';
+import { exchangeOrderOnce } from '../../app/idempotent-exchanges.js';
 import type { HoldRequest } from '../../app/holds.js';
 import type { HttpDeps } from '../deps.js';
 import { admissionHeaderDoc, admissionTokenOf } from '../admission.js';
 import { guard, requireUser } from '../auth.js';
 import { buyerGate } from '../buyer-gate.js';
 import { ExchangeBody, ExchangeResponse } from '../exchange-schemas.js';
-import { OrderParams, errorResponses } from '../schemas.js';
+import { ExchangeHeaders, OrderParams, errorResponses } from '../schemas.js';
 
 export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => async (app) => {
   const { ctx, tokens } = deps;
@@ -24,12 +26,20 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
         'an admin (organizer) any time. Someone else\'s order is 404 ORDER_NOT_FOUND; an order not TICKETED (or with a used ticket)',
         '409 ORDER_NOT_TICKETED. Only even swaps: a different list price (the new seats against the order\'s valid tickets) is 409 EXCHANGE_PRICE_DIFFERS; the new order carries the paid value. If the new hold lapses before the',
         'swap, 409 HOLD_EXPIRED and nothing changed: the buyer keeps the old tickets. 403 BLOCKED for a blocked buyer or address;',
-        '429 RATE_LIMITED as for holds.', admissionHeaderDoc,
+        '429 RATE_LIMITED as for holds. With X-Idempotency-Key a retry answers the first exchange again (idempotent-replayed: true)',
+        'and takes nothing twice; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.', admissionHeaderDoc,
       ].join(' '),
       security: [{ bearer: [] }],
+      headers: ExchangeHeaders,
       params: OrderParams,
       body: ExchangeBody,
-      response: { 201: ExchangeResponse, ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503) },
+      response: {
+        201: Type.Object(ExchangeResponse.properties, {
+          description: ExchangeResponse.description,
+          headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the exchange an earlier request with the same key made' } },
+        }),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
+      },
     },
   }, async (request, reply) => {
     const me = requireUser(tokens, request);
@@ -37,7 +47,12 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
       : { kind: 'best', quantity: body.quantity, adjacent: false, section: body.section };
-    const result = await exchangeOrder(ctx, { userId: me.userId, orderId: request.params.orderId, showId: body.showId ?? null, request: holdRequest, admissionToken: admissionTokenOf(request) });
-    return reply.status(201).send(result);
+    const command = { userId: me.userId, orderId: request.params.orderId, showId: body.showId ?? null, request: holdRequest, admissionToken: admissionTokenOf(request) };
+    const key = request.headers['x-idempotency-key'];
+    // Without a key, as before: one exchange per request.
+    if (key === undefined) return reply.status(201).send(await exchangeOrder(ctx, command));
+    const keyed = await exchangeOrderOnce(ctx, command, key);
+    if (keyed.replayed) void reply.header('idempotent-replayed', 'true');
+    return reply.status(201).send(keyed.result);
   });
 };
