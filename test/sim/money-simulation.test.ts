@@ -25,6 +25,8 @@ const regressionSeeds: readonly { seed: number; steps: number; found: string }[]
 
 async function expectClean(seed: number, length: number): Promise<void> {
   const result = await simulate({ seed, steps: length, store: testStore });
+  // TICKETRUSH_SIM_VERBOSE=1: every run's steps, to see what a seed did even when it passed.
+  if (env.TICKETRUSH_SIM_VERBOSE === '1') console.log(`seed ${seed}: ${result.restarts} restarts\n${result.log.join('\n')}`);
   if (result.failure !== null) throw new Error(failureReport(result));
   expect(result.log.length).toBeGreaterThanOrEqual(length);
 }

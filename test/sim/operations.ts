@@ -85,7 +85,7 @@ async function deliver(world: SimWorld, report: PaymentReport, times: number): P
   return `${report.paymentId} ${report.status} → ${outcomes.join(', ')}`;
 }
 
-async function hold(t: StepContext): Promise<string> {
+async function hold(t: StepContext): Promise<string | null> {
   const { rng, snapshot } = t;
   const userId = rng.pick(t.cast.buyers) as string;
   const showId = rng.pick(openShows(t)) ?? (rng.pick(t.cast.showIds) as string);
@@ -102,10 +102,10 @@ async function hold(t: StepContext): Promise<string> {
   return `${line} ${await attempt(async () => `→ ${(await holdSeats(t.world.ctx, { userId, showId, request })).hold.holdId}`)}`;
 }
 
-async function order(t: StepContext): Promise<string> {
+async function order(t: StepContext): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(activeHolds(t.snapshot));
-  if (target === undefined) return 'no active hold';
+  if (target === undefined) return null;
   const code = rng.chance(0.35) ? rng.pick(t.cast.codes) : undefined;
   const command: CreateOrderCommand = { userId: target.userId, holdId: target.holdId, idempotencyKey: `o${t.step}`, ...(code === undefined ? {} : { discountCode: code }) };
   world.provider.createFails = rng.chance(0.08);
@@ -123,9 +123,9 @@ async function order(t: StepContext): Promise<string> {
 }
 
 /** The same order request again with its key: it must answer the same order, never a second one. */
-async function orderRetry(t: StepContext): Promise<string> {
+async function orderRetry(t: StepContext): Promise<string | null> {
   const earlier = t.rng.pick(t.memory.orders);
-  if (earlier === undefined) return 'no order asked yet';
+  if (earlier === undefined) return null;
   return `${earlier.command.idempotencyKey} ${await attempt(async () => {
     const again = await createOrder(t.world.ctx, earlier.command);
     if (earlier.orderId !== null && again.order.orderId !== earlier.orderId) throw new Error(`key ${earlier.command.idempotencyKey} answered ${again.order.orderId}, first ${earlier.orderId}`);
@@ -140,10 +140,10 @@ const payable = (t: StepContext): OrderFacts[] => {
   return ordersIn(t.snapshot, 'PENDING_PAY').filter((f) => f.order.paymentId !== null && undecided.has(f.order.paymentId));
 };
 
-async function pay(t: StepContext): Promise<string> {
+async function pay(t: StepContext): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(payable(t));
-  if (target?.order.paymentId == null) return 'nothing to pay';
+  if (target?.order.paymentId == null) return null;
   const report = world.provider.decide(target.order.paymentId, rng.chance(0.75) ? 'SUCCEEDED' : 'FAILED');
   if (report === null) return 'undecidable';
   const delivery = rng.weighted({ now: 60, twice: 15, later: 25 });
@@ -152,18 +152,18 @@ async function pay(t: StepContext): Promise<string> {
   return deliver(world, report, delivery === 'twice' ? 2 : 1);
 }
 
-async function deliverHeld(t: StepContext): Promise<string> {
+async function deliverHeld(t: StepContext): Promise<string | null> {
   const held = t.world.provider.pendingCallbacks();
-  if (held.length === 0) return 'no callback held back';
+  if (held.length === 0) return null;
   const report = t.world.provider.takeCallback(t.rng.int(0, held.length - 1)) as PaymentReport;
   return deliver(t.world, report, t.rng.chance(0.25) ? 2 : 1);
 }
 
 /** Paid after the hold expired: the callback arrives once the expiry swept the hold away. */
-async function latePay(t: StepContext): Promise<string> {
+async function latePay(t: StepContext): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(payable(t));
-  if (target?.order.paymentId == null) return 'nothing to pay';
+  if (target?.order.paymentId == null) return null;
   const held = activeHolds(t.snapshot).find((h) => h.holdId === target.order.holdId);
   const report = world.provider.decide(target.order.paymentId, 'SUCCEEDED') as PaymentReport;
   world.provider.takeCallback(world.provider.pendingCallbacks().indexOf(report));
@@ -182,7 +182,7 @@ async function latePay(t: StepContext): Promise<string> {
 }
 
 /** Reconciliation reads the verdicts of payments whose callbacks were held back. */
-async function reconcile(t: StepContext): Promise<string> {
+async function reconcile(t: StepContext): Promise<string | null> {
   const { world } = t;
   const applied = await reconcilePendingPayments(world.ctx, 0);
   for (const charge of world.provider.allCharges()) {
@@ -193,23 +193,23 @@ async function reconcile(t: StepContext): Promise<string> {
   return `${applied} applied`;
 }
 
-async function cancelUnpaid(t: StepContext): Promise<string> {
+async function cancelUnpaid(t: StepContext): Promise<string | null> {
   const target = t.rng.pick(ordersIn(t.snapshot, 'INIT', 'PENDING_PAY'));
-  if (target === undefined) return 'no unpaid order';
+  if (target === undefined) return null;
   return `${target.order.orderId} ${await attempt(async () => `→ ${(await cancelOrder(t.world.ctx, target.order.userId, target.order.orderId)).status}`)}`;
 }
 
-async function release(t: StepContext): Promise<string> {
+async function release(t: StepContext): Promise<string | null> {
   const target = t.rng.pick(activeHolds(t.snapshot));
-  if (target === undefined) return 'no active hold';
+  if (target === undefined) return null;
   return `${target.holdId} ${await attempt(async () => `→ ${(await releaseHold(t.world.ctx, target.userId, target.holdId)).status}`)}`;
 }
 
 /** Asks for a refund (the buyer, or an admin for them) and lets the provider answer in the current mood. */
-async function refund(t: StepContext, whole: boolean): Promise<string> {
+async function refund(t: StepContext, whole: boolean): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(ordersIn(t.snapshot, 'TICKETED').filter((f) => f.tickets.some((k) => k.status === 'VALID')));
-  if (target === undefined) return 'no ticketed order';
+  if (target === undefined) return null;
   const valid = target.tickets.filter((k) => k.status === 'VALID').map((k) => k.ticketId);
   const ticketIds = whole ? null : rng.some(valid, rng.int(1, Math.max(1, valid.length - 1)));
   const userId = rng.chance(0.25) ? t.cast.adminId : target.order.userId;
@@ -228,9 +228,9 @@ async function refund(t: StepContext, whole: boolean): Promise<string> {
 }
 
 /** The same refund request with its key: the same refund answers, nothing is refunded twice. */
-async function refundRetry(t: StepContext): Promise<string> {
+async function refundRetry(t: StepContext): Promise<string | null> {
   const earlier = t.rng.pick(t.memory.refunds);
-  if (earlier === undefined) return 'no refund asked yet';
+  if (earlier === undefined) return null;
   return `${earlier.key} ${await attempt(async () => {
     const again = await requestOrderRefund(t.world.ctx, { userId: earlier.userId, orderId: earlier.orderId, ticketIds: earlier.ticketIds, idempotencyKey: earlier.key });
     if (again.refund.refundId !== earlier.refundId || !again.replayed) throw new Error(`refund key ${earlier.key} answered ${again.refund.refundId}, first ${earlier.refundId}`);
@@ -239,10 +239,10 @@ async function refundRetry(t: StepContext): Promise<string> {
 }
 
 /** An exchange of a whole order: even (same section and count, this show or another) or dearer/cheaper (refused today). */
-async function exchange(t: StepContext): Promise<string> {
+async function exchange(t: StepContext): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(ordersIn(t.snapshot, 'TICKETED').filter((f) => f.tickets.some((k) => k.status === 'VALID')));
-  if (target === undefined) return 'no ticketed order';
+  if (target === undefined) return null;
   const valid = target.tickets.filter((k) => k.status === 'VALID');
   const from = (valid[0] as { sectionId: string }).sectionId;
   const even = rng.chance(0.7);
@@ -260,9 +260,9 @@ async function exchange(t: StepContext): Promise<string> {
 }
 
 /** The same exchange with its key: the first answer again, nothing taken twice. */
-async function exchangeRetry(t: StepContext): Promise<string> {
+async function exchangeRetry(t: StepContext): Promise<string | null> {
   const earlier = t.rng.pick(t.memory.exchanges);
-  if (earlier === undefined) return 'no exchange done yet';
+  if (earlier === undefined) return null;
   return `${earlier.key} ${await attempt(async () => {
     const again = await exchangeOrderOnce(t.world.ctx, earlier.command, earlier.key);
     if (again.result.exchange.exchangeId !== earlier.exchangeId || !again.replayed) throw new Error(`exchange key ${earlier.key} answered ${again.result.exchange.exchangeId}, first ${earlier.exchangeId}`);
@@ -270,14 +270,14 @@ async function exchangeRetry(t: StepContext): Promise<string> {
   })}`;
 }
 
-async function checkIn(t: StepContext): Promise<string> {
+async function checkIn(t: StepContext): Promise<string | null> {
   const tickets = ordersIn(t.snapshot, 'TICKETED').flatMap((f) => f.tickets.filter((k) => k.status === 'VALID'));
   const ticket = t.rng.pick(tickets);
-  if (ticket === undefined) return 'no valid ticket';
+  if (ticket === undefined) return null;
   return `${ticket.ticketId} ${await attempt(async () => `→ ${(await checkInTicket(t.world.ctx, { code: ticket.code, showId: ticket.showId }, { nonce: null, staffUserId: t.cast.adminId, gate: null, deviceId: null })).outcome}`)}`;
 }
 
-async function waitlist(t: StepContext): Promise<string> {
+async function waitlist(t: StepContext): Promise<string | null> {
   const { rng } = t;
   const userId = rng.pick(t.cast.buyers) as string;
   const showId = rng.pick(t.cast.showIds) as string;
@@ -285,21 +285,21 @@ async function waitlist(t: StepContext): Promise<string> {
   return `${userId} ${showId} ${JSON.stringify(body)} ${await attempt(async () => `→ ${(await joinWaitlist(t.world.ctx, userId, showId, body)).status}`)}`;
 }
 
-async function advance(t: StepContext): Promise<string> {
+async function advance(t: StepContext): Promise<string | null> {
   const minutes = t.rng.int(1, 15);
   t.world.clock.advance(minutes * 60_000);
   return `${minutes} min`;
 }
 
-async function restart(t: StepContext): Promise<string> {
+async function restart(t: StepContext): Promise<string | null> {
   await t.world.restart();
   return `restart ${t.world.restarts}`;
 }
 
 /** The organizer cancels a show (while another stays on sale); its refunds go out in the current mood. */
-async function cancel(t: StepContext): Promise<string> {
+async function cancel(t: StepContext): Promise<string | null> {
   const open = openShows(t);
-  if (open.length < 2) return 'keeps the last show';
+  if (open.length < 2) return null;
   const showId = t.rng.pick(open) as string;
   const ctx: AppContext = t.world.ctx;
   t.world.provider.refundMood = refundMood(t.rng);
@@ -313,7 +313,8 @@ async function cancel(t: StepContext): Promise<string> {
   }
 }
 
-export const operations: Readonly<Record<OperationName, (t: StepContext) => Promise<string>>> = {
+/** Each answers its step's line, or null when it has nothing to act on now (the step draws another). */
+export const operations: Readonly<Record<OperationName, (t: StepContext) => Promise<string | null>>> = {
   hold, order, orderRetry, pay, deliver: deliverHeld, latePay, reconcile, cancelOrder: cancelUnpaid, releaseHold: release,
   refundPart: (t) => refund(t, false), refundWhole: (t) => refund(t, true), refundRetry, exchange, exchangeRetry, checkIn, waitlist, advance, restart, cancelShow: cancel,
 };

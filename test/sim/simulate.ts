@@ -42,6 +42,8 @@ export interface SimResult {
 /** The fake clock's start: fixed, so shows, holds and policies fall at the same moments on every replay. */
 const startMs = Date.UTC(2030, 0, 1, 10, 0, 0);
 const hourMs = 3_600_000;
+/** Draws per step before a step is let go with nothing done. */
+const drawsMax = 8;
 
 /** Three shows of the same plan (so exchanges can move between them), buyers, an admin and two codes. */
 async function cast(world: SimWorld): Promise<SimCast> {
@@ -56,11 +58,11 @@ async function cast(world: SimWorld): Promise<SimCast> {
       startsAt: startMs + 10 * 24 * hourMs, saleStartsAt: startMs - hourMs, saleEndsAt: startMs + 5 * 24 * hourMs,
       // Seated A and B at different list prices (an exchange between them differs), standing G.
       seatMap: { sections: [
-        { id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 4, priceCents: 500 },
-        { id: 'B', name: 'Circle', rows: 1, seatsPerRow: 4, priceCents: 800 },
+        { id: 'A', name: 'Stalls', kind: 'SEATED', rows: 2, seatsPerRow: 4, priceCents: 500, sellBy: 'SEAT', accessible: [] },
+        { id: 'B', name: 'Circle', kind: 'SEATED', rows: 1, seatsPerRow: 4, priceCents: 800, sellBy: 'SEAT', accessible: [] },
         { id: 'G', name: 'Standing', kind: 'GENERAL_ADMISSION', capacity: 6, priceCents: 1000 },
       ] },
-      maxSeatsPerUser: 20, refundUntilHoursBefore: 24, exchangeUntilHoursBefore: 24,
+      maxSeatsPerUser: 18, refundUntilHoursBefore: 24, exchangeUntilHoursBefore: 24,
     });
     showIds.push(show.showId);
   }
@@ -113,9 +115,15 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
     const people = await cast(world);
     let snapshot = await readSnapshot(world.ctx, people.showIds);
     for (let step = 1; step <= options.steps && failure === null; step++) {
-      const name = rng.weighted(operationWeights);
+      let name = rng.weighted(operationWeights);
       try {
-        log.push(`#${step} ${name}: ${await operations[name]({ world, rng, cast: people, snapshot, memory, step })}`);
+        // An operation with nothing to act on now (no order to pay yet) gives way to another draw.
+        let line: string | null = null;
+        for (let draw = 0; line === null && draw < drawsMax; draw++) {
+          if (draw > 0) name = rng.weighted(operationWeights);
+          line = await operations[name]({ world, rng, cast: people, snapshot, memory, step });
+        }
+        log.push(`#${step} ${name}: ${line ?? 'nothing to do'}`);
         const background = await settle(world, rng);
         if (background !== '') log.push(`   background: ${background}`);
         snapshot = await readSnapshot(world.ctx, people.showIds);

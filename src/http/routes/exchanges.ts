@@ -35,7 +35,7 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
       body: ExchangeBody,
       response: {
         201: Type.Object(ExchangeResponse.properties, {
-          description: ExchangeResponse.description,
+          description: 'The exchange done: the new order (TICKETED) and its tickets; the old tickets are INVALID (also when replayed for a retried key)',
           headers: { 'idempotent-replayed': { type: 'string', enum: ['true'], description: 'Present when this is the exchange an earlier request with the same key made' } },
         }),
         ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503),
