@@ -69,9 +69,14 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
   const soldIn = (o: (typeof paidOrders)[number], sectionId: string): number =>
     o.status === 'TICKETED' ? (admittingByOrder.get(o.orderId) ?? []).filter((t) => t.sectionId === sectionId).length : unitsOf(o.lines, sectionId);
 
+  // Tickets whose refund the provider has not answered are INVALID already, but their places stay
+  // taken until the money is back (issue 32 simulation, seed 1003): sold, for the stock's sum.
+  const pendingIds = new Set(audit.pendingRefundTicketIds ?? []);
+  const pendingRefunded = audit.tickets.filter((t) => t.status === 'INVALID' && pendingIds.has(t.ticketId));
+
   for (const section of audit.sections) {
     const tickets = admitting.filter((t) => t.sectionId === section.sectionId).length;
-    const sold = paidOrders.reduce((n, o) => n + soldIn(o, section.sectionId), 0);
+    const sold = paidOrders.reduce((n, o) => n + soldIn(o, section.sectionId), 0) + pendingRefunded.filter((t) => t.sectionId === section.sectionId).length;
     if (Math.max(tickets, sold) > section.capacity) {
       flag('sold_over_capacity', section.sectionId, `${tickets} admitting tickets and ${sold} units in paid orders for a capacity of ${section.capacity}`);
     }
@@ -100,7 +105,8 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
     const order = orderStatus.get(p.orderId) ?? 'missing';
     const settled = p.updatedAt < late;
     // The store's own books: a successful payment bought its order; a refunded one refunded it.
-    if ((p.status === 'SUCCEEDED' || p.status === 'PARTIALLY_REFUNDED') && !soldStatuses.has(order)) flag('payment_ledger', p.paymentId, `payment ${p.status} but its order is ${order}`);
+    // A whole refund the provider has not answered yet (order REFUND_PENDING) still holds the money (issue 32 simulation, seed 1011).
+    if ((p.status === 'SUCCEEDED' || p.status === 'PARTIALLY_REFUNDED') && !soldStatuses.has(order) && order !== 'REFUND_PENDING') flag('payment_ledger', p.paymentId, `payment ${p.status} but its order is ${order}`);
     // A refunded payment's order is REFUNDED or CANCELLED, or TICKETED with nothing left that admits
     // (refunded ticket by ticket, or exchanged away and the new order refunded through this payment).
     const nothingLeft = order === 'TICKETED' && !admittingByOrder.has(p.orderId);

@@ -31,6 +31,8 @@ export function pgAudit(db: PgDb): AuditStore {
              FROM tickets WHERE show_id = $1 ORDER BY ticket_id COLLATE "C"`, [showId]);
           const units = await c.query<{ userId: string; units: number }>(
             'SELECT user_id AS "userId", units FROM user_show_units WHERE show_id = $1 ORDER BY user_id COLLATE "C"', [showId]);
+          // Tickets of the show's PENDING refunds (few at any moment): still taken until the provider answers.
+          const pending = await c.query<{ ticket_ids: string }>("SELECT ticket_ids FROM refunds WHERE status = 'PENDING' AND show_id = $1 ORDER BY refund_id COLLATE \"C\"", [showId]);
           const audit: ShowAudit = {
             seatMap: typeof seatMap === 'string' ? JSON.parse(seatMap) as SeatMapSpec : seatMap,
             seats: seats.rows,
@@ -40,6 +42,7 @@ export function pgAudit(db: PgDb): AuditStore {
             payments: payments.rows,
             tickets: tickets.rows,
             userUnits: units.rows,
+            pendingRefundTicketIds: pending.rows.flatMap((r) => JSON.parse(r.ticket_ids) as string[]),
           };
           return audit;
         } finally {

@@ -4,6 +4,11 @@ import type { ReservationLine, SeatMapSpec } from '../../domain/index.js';
 import type { AuditStore, PendingAudit, ShowAudit, StuckReading } from '../../ports/engine/index.js';
 import * as records from './records.js';
 
+/** The tickets of a show's PENDING refunds (few at any moment: the partial index refunds_pending keeps them apart). */
+const pendingRefundsQuery = (db: Db): Database.Statement => db.prepare("SELECT ticket_ids FROM refunds WHERE status = 'PENDING' AND show_id = ? ORDER BY refund_id");
+const pendingRefundTicketIds = (statement: Database.Statement, showId: string): string[] =>
+  (statement.all(showId) as { ticket_ids: string }[]).flatMap((r) => JSON.parse(r.ticket_ids) as string[]);
+
 /** The plain-data reads of one show (synchronous, so a caller can run them in one read transaction). */
 export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => ReservationLine[]): (showId: string) => ShowAudit | null {
   const q = {
@@ -15,6 +20,7 @@ export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => Reservation
     payments: db.prepare('SELECT p.* FROM payments p JOIN orders o ON o.order_id = p.order_id WHERE o.show_id = ? ORDER BY p.payment_id'),
     tickets: db.prepare('SELECT * FROM tickets WHERE show_id = ? ORDER BY ticket_id'),
     units: db.prepare('SELECT user_id, units FROM user_show_units WHERE show_id = ? ORDER BY user_id'),
+    pendingRefunds: pendingRefundsQuery(db),
   };
   return (showId) => {
     const show = q.show.get(showId) as { seat_map: string } | undefined;
@@ -36,9 +42,11 @@ export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => Reservation
         ticketId: t.ticket_id, orderId: t.order_id, sectionId: t.section_id, seatId: t.seat_id, status: t.status,
       })),
       userUnits: (q.units.all(showId) as { user_id: string; units: number }[]).map((u) => ({ userId: u.user_id, units: u.units })),
+      pendingRefundTicketIds: pendingRefundTicketIds(q.pendingRefunds, showId),
     };
   };
 }
+
 
 /** Rows per read of the paged audit: about 10 ms of work, then the event loop gets a turn. */
 const auditPageRows = 2_000;
@@ -61,6 +69,7 @@ export function sqliteShowAuditPaged(db: Db, linesOf: (holdId: string) => Reserv
     payments: db.prepare('SELECT p.* FROM payments p JOIN orders o ON o.order_id = p.order_id WHERE o.show_id = ? AND p.payment_id > ? ORDER BY p.payment_id LIMIT ?'),
     tickets: db.prepare('SELECT * FROM tickets WHERE show_id = ? AND ticket_id > ? ORDER BY ticket_id LIMIT ?'),
     units: db.prepare('SELECT user_id, units FROM user_show_units WHERE show_id = ? AND user_id > ? ORDER BY user_id LIMIT ?'),
+    pendingRefunds: pendingRefundsQuery(db),
   };
   async function paged<R, T>(statement: Database.Statement, showId: string, keyOf: (row: R) => string, map: (row: R) => T): Promise<T[]> {
     const all: T[] = [];
@@ -86,7 +95,10 @@ export function sqliteShowAuditPaged(db: Db, linesOf: (holdId: string) => Reserv
       const payments = await paged(q.payments, showId, (p: records.PaymentRow) => p.payment_id, (p) => ({ paymentId: p.payment_id, orderId: p.order_id, status: p.status, amountCents: p.amount_cents, updatedAt: p.updated_at }));
       const tickets = await paged(q.tickets, showId, (t: records.TicketRow) => t.ticket_id, (t) => ({ ticketId: t.ticket_id, orderId: t.order_id, sectionId: t.section_id, seatId: t.seat_id, status: t.status }));
       const userUnits = await paged(q.units, showId, (u: { user_id: string; units: number }) => u.user_id, (u) => ({ userId: u.user_id, units: u.units }));
-      return { seatMap: JSON.parse(show.seat_map) as SeatMapSpec, seats, sections, holds, orders, payments, tickets, userUnits };
+      return {
+        seatMap: JSON.parse(show.seat_map) as SeatMapSpec, seats, sections, holds, orders, payments, tickets, userUnits,
+        pendingRefundTicketIds: pendingRefundTicketIds(q.pendingRefunds, showId),
+      };
     } finally {
       db.exec('COMMIT');
     }

@@ -13,6 +13,12 @@ export interface ShowAudit {
   readonly orders: readonly { readonly orderId: string; readonly holdId: string; readonly userId: string; readonly status: string; readonly amountCents: number; readonly updatedAt: number; readonly lines: readonly ReservationLine[] }[];
   readonly payments: readonly { readonly paymentId: string; readonly orderId: string; readonly status: string; readonly amountCents: number; readonly updatedAt: number }[];
   readonly tickets: readonly { readonly ticketId: string; readonly orderId: string; readonly sectionId: string; readonly seatId: string | null; readonly status: string }[];
+  /**
+   * Tickets in refunds the provider has not answered yet (PENDING): INVALID already, but their
+   * seats and units stay taken until the money is back (or the refund is refused and they admit
+   * again), so the auditor counts them as sold. Absent: a reader from before it was read.
+   */
+  readonly pendingRefundTicketIds?: readonly string[];
   /** The per-user counter rows of this show. */
   readonly userUnits: readonly { readonly userId: string; readonly units: number }[];
   /** The show's seat map (the Redis gate's bit i is seat i of its canonical layout). */
