@@ -100,7 +100,8 @@ export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: str
 }
 
 /**
- * Puts `n` units of a counted section back into its buckets, each up to its capacity (issue 32): a
+ * Puts `n` units of a counted section back into its buckets, each up to its capacity less what
+ * live holds took from it (issue 32): a
  * unit freed by a refund or an exchange is not tied to the bucket its claim took it from, since an
  * earlier partial refund or a spread claim may already have filled that one (PostgreSQL refused
  * an exchange after a partial refund with stock_within_capacity). Every bucket of the section is
@@ -109,9 +110,19 @@ export async function takeUnits(c: pg.ClientBase, showId: string, sectionId: str
  */
 export async function returnUnits(c: pg.ClientBase, showId: string, sectionId: string, n: number): Promise<StockChange | null> {
   if (n <= 0) return null;
-  const { rows } = await c.query<{ bucket: number; room: number }>(
+  const { rows: locked } = await c.query<{ bucket: number; room: number }>(
     'SELECT bucket, capacity - available AS room FROM stock_buckets WHERE show_id = $1 AND section_id = $2 ORDER BY bucket FOR UPDATE', [showId, sectionId]);
-  if (rows.length === 0) return null;
+  if (locked.length === 0) return null;
+  // Room that an ACTIVE hold took is not room to fill: that hold gives its units back to its own
+  // bucket when it lapses (giveBack), which must then fit (the money simulation, seed 2008: a hold
+  // released after a refund had filled its bucket broke stock_within_capacity). Stable while the
+  // section's buckets are locked: a claim or a give-back needs its bucket's lock. Live holds are
+  // few, and holds_active_by_expiry finds them.
+  const { rows: reserved } = await c.query<{ bucket: number; q: number }>(
+    `SELECT l.bucket, sum(l.quantity)::int AS q FROM holds h JOIN hold_lines l ON l.hold_id = h.hold_id
+     WHERE h.status = 'ACTIVE' AND h.show_id = $1 AND l.section_id = $2 AND l.claim AND l.bucket IS NOT NULL GROUP BY l.bucket`, [showId, sectionId]);
+  const held = new Map(reserved.map((r) => [r.bucket, r.q]));
+  const rows = locked.map((r) => ({ bucket: r.bucket, room: r.room - (held.get(r.bucket) ?? 0) }));
   const gives: { bucket: number; q: number }[] = [];
   let left = n;
   for (const row of [...rows].sort((a, b) => b.room - a.room || a.bucket - b.bucket)) {
