@@ -142,6 +142,21 @@ function providerLedger(snapshot: Snapshot, provider: ScriptedProvider): string[
   return wrong;
 }
 
+/** Statuses in which an order keeps its discount use (a cancelled or wholly refunded one gave it back). */
+const useKept = new Set(['INIT', 'PENDING_PAY', 'PAID', 'TICKETED', 'REFUND_PENDING']);
+
+/** Each discount code counts one use per order that keeps it (issue 32 Why 7: a late sale keeps its use). */
+async function discountUses(ctx: AppContext, snapshot: Snapshot, codes: readonly string[]): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const code of codes) {
+    const stored = await ctx.store.getDiscount(code);
+    // An order born of an exchange carries the old order's price, not a use of its own.
+    const keeping = snapshot.orders.filter((f) => f.order.discount?.code === code && f.exchangeIn === null && useKept.has(f.order.status));
+    if (stored?.uses !== keeping.length) wrong.push(`discount ${code}: ${stored?.uses ?? 'no'} uses stored, ${keeping.length} orders keep one (${keeping.map((f) => `${f.order.orderId} ${f.order.status}`).join(', ')})`);
+  }
+  return wrong;
+}
+
 /** The auditor's checks (src/app/inventory-audit.ts), as `ticketrush audit` runs them, against the scripted provider's ledger. */
 async function auditor(ctx: AppContext, provider: ScriptedProvider): Promise<string[]> {
   // A day's bound: the simulation's clock moves minutes per step, and a refund the provider keeps
@@ -150,7 +165,10 @@ async function auditor(ctx: AppContext, provider: ScriptedProvider): Promise<str
   return pass.violations.map((v) => `auditor ${v.check}: show ${v.showId}, ${v.subject}: ${v.detail}`);
 }
 
-export async function violations(ctx: AppContext, snapshot: Snapshot, provider: ScriptedProvider): Promise<string[]> {
+export async function violations(ctx: AppContext, snapshot: Snapshot, provider: ScriptedProvider, codes: readonly string[]): Promise<string[]> {
   const byId = new Map(snapshot.orders.map((f) => [f.order.orderId, f]));
-  return [...orderMoney(snapshot, byId), ...orderStates(snapshot), ...inventory(snapshot), ...providerLedger(snapshot, provider), ...await auditor(ctx, provider)];
+  return [
+    ...orderMoney(snapshot, byId), ...orderStates(snapshot), ...inventory(snapshot), ...providerLedger(snapshot, provider),
+    ...await discountUses(ctx, snapshot, codes), ...await auditor(ctx, provider),
+  ];
 }

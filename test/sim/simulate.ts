@@ -127,7 +127,7 @@ export async function simulate(options: SimOptions): Promise<SimResult> {
         const background = await settle(world, rng);
         if (background !== '') log.push(`   background: ${background}`);
         snapshot = await readSnapshot(world.ctx, people.showIds);
-        const wrong = await violations(world.ctx, snapshot, world.provider);
+        const wrong = await violations(world.ctx, snapshot, world.provider, people.codes);
         if (wrong.length > 0) failure = `after step ${step} (${name}):\n  ${wrong.join('\n  ')}`;
       } catch (error) {
         failure = `step ${step} (${name}) threw: ${error instanceof Error ? error.stack ?? error.message : String(error)}`;
