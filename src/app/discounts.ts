@@ -63,6 +63,12 @@ export function discountReturnsSink(ctx: AppContext): OutboxSink {
     name: 'discount-returns',
     async deliver(events: readonly OutboxEvent[]) {
       for (const event of events) {
+        // Sold late after its use was given back (the cancellation's event came first): it takes the use again.
+        if (event.type === 'order.paid') {
+          const orderId = event.data.orderId;
+          if (typeof orderId === 'string') await ctx.store.retakeDiscountUse({ orderId, now: ctx.clock.now() });
+          continue;
+        }
         if (event.type !== 'order.cancelled' && event.type !== 'refund.completed') continue;
         const orderId = event.data.orderId;
         if (typeof orderId !== 'string') continue;

@@ -88,6 +88,7 @@ async function settle(world: SimWorld, rng: Prng): Promise<string> {
   world.provider.refundMood = rng.weighted({ confirm: 70, fail: 20, refuse: 10 });
   try {
     const sinks = [waitlistSink(ctx), discountReturnsSink(ctx)];
+    await world.outboxReadable();
     await relayOnce(ctx, sinks);
     const figures = {
       late,
@@ -97,6 +98,7 @@ async function settle(world: SimWorld, rng: Prng): Promise<string> {
       refunds: await sweepPendingRefunds(ctx, 0),
       cancelled: await sweepShowCancellations(ctx),
     };
+    await world.outboxReadable();
     await relayOnce(ctx, sinks);
     const done = Object.entries(figures).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${n}`);
     return done.length === 0 ? '' : `${done.join(', ')} (provider: ${world.provider.refundMood})`;

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { composeNode, type Node } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import type { AppContext } from '../../src/app/context.js';
@@ -27,6 +28,8 @@ export class SimWorld {
   readonly clock: SimClock;
   readonly ids: IdSource = sequentialIds();
   private current: Node | null = null;
+  /** PostgreSQL only: a connection of the simulation's own, to see when the outbox's rows can be read. */
+  private watcher: pg.Client | null = null;
   restarts = 0;
 
   private constructor(readonly database: TestDatabase, start: number) {
@@ -82,8 +85,34 @@ export class SimWorld {
     this.restarts++;
   }
 
+  /**
+   * Waits until every outbox row this run wrote can be read by the relay. On PostgreSQL a row is
+   * handed out only once every older transaction of the cluster has ended (src/adapters/postgres/outbox.ts,
+   * the reader stops below its snapshot's xmin), and other test files share the cluster: without
+   * this wait a relay pass could miss a row this step wrote, and a replay would differ. SQLite: at once.
+   */
+  async outboxReadable(timeoutMs = 10_000): Promise<void> {
+    const url = this.database.env.TICKETRUSH_DATABASE_URL;
+    const schema = this.database.env.TICKETRUSH_DATABASE_SCHEMA;
+    if (url === undefined || schema === undefined) return;
+    if (this.watcher === null) {
+      this.watcher = new pg.Client({ connectionString: url });
+      await this.watcher.connect();
+    }
+    const until = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await this.watcher.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM ${pg.escapeIdentifier(schema)}.outbox WHERE xid >= pg_snapshot_xmin(pg_current_snapshot())`);
+      if ((rows[0]?.n ?? 0) === 0) return;
+      if (Date.now() > until) throw new Error(`outbox rows still unreadable after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   async close(): Promise<void> {
     try {
+      await this.watcher?.end();
+      this.watcher = null;
       await this.current?.stop();
     } finally {
       this.current = null;

@@ -73,5 +73,14 @@ export function pgDiscounts(db: PgDb): DiscountStore {
          SELECT count(*)::int AS n FROM r`, [input.orderId, input.now]);
       return { ok: true, returned: (rows[0]?.n ?? 0) > 0 };
     },
+    async retakeDiscountUse(input) {
+      const { rows } = await db.query<{ n: number }>(
+        `WITH r AS (UPDATE discount_redemptions SET returned_at = NULL WHERE order_id = $1 AND returned_at IS NOT NULL RETURNING code, user_id),
+         c AS (UPDATE discount_codes d SET uses = d.uses + 1 FROM r WHERE d.code = r.code),
+         u AS (INSERT INTO discount_user_uses AS m (code, user_id, uses) SELECT code, user_id, 1 FROM r
+               ON CONFLICT (code, user_id) DO UPDATE SET uses = m.uses + 1)
+         SELECT count(*)::int AS n FROM r`, [input.orderId]);
+      return { ok: true, returned: (rows[0]?.n ?? 0) > 0 };
+    },
   };
 }

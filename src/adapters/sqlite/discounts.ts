@@ -45,6 +45,10 @@ export function sqliteDiscounts(db: Db, gc: GroupCommit): DiscountStore {
     returnUse: db.prepare('UPDATE discount_redemptions SET returned_at = ? WHERE order_id = ? AND returned_at IS NULL RETURNING code, user_id'),
     lowerCode: db.prepare('UPDATE discount_codes SET uses = uses - 1 WHERE code = ? AND uses > 0'),
     lowerMine: db.prepare('UPDATE discount_user_uses SET uses = uses - 1 WHERE code = ? AND user_id = ? AND uses > 0'),
+    retakeUse: db.prepare('UPDATE discount_redemptions SET returned_at = NULL WHERE order_id = ? AND returned_at IS NOT NULL RETURNING code, user_id'),
+    raiseCode: db.prepare('UPDATE discount_codes SET uses = uses + 1 WHERE code = ?'),
+    raiseMine: db.prepare(`INSERT INTO discount_user_uses (code, user_id, uses) VALUES (?, ?, 1)
+      ON CONFLICT (code, user_id) DO UPDATE SET uses = uses + 1`),
   };
   const row = (d: DiscountCode) => ({
     code: d.code, percentOff: d.off.kind === 'PERCENT' ? d.off.percent : null, amountOffCents: d.off.kind === 'AMOUNT' ? d.off.cents : null,
@@ -78,6 +82,13 @@ export function sqliteDiscounts(db: Db, gc: GroupCommit): DiscountStore {
       if (redemption === undefined) return { ok: true, returned: false } as const;
       q.lowerCode.run(redemption.code);
       q.lowerMine.run(redemption.code, redemption.user_id);
+      return { ok: true, returned: true } as const;
+    }),
+    retakeDiscountUse: (input) => gc.write('retakeDiscountUse', () => {
+      const redemption = q.retakeUse.get(input.orderId) as { code: string; user_id: string } | undefined;
+      if (redemption === undefined) return { ok: true, returned: false } as const;
+      q.raiseCode.run(redemption.code);
+      q.raiseMine.run(redemption.code, redemption.user_id);
       return { ok: true, returned: true } as const;
     }),
   };

@@ -40,4 +40,12 @@ export interface DiscountStore {
    * discount-returns outbox sink) and, on refund, by the refund flow.
    */
   returnDiscountUse(input: ReturnDiscountUseInput): Promise<ReturnDiscountUseOutcome>;
+  /**
+   * Takes a given-back use again, once: an order cancelled unpaid (its use given back) whose money
+   * arrived anyway and sold late keeps its discount, so it holds its use like any sold order
+   * (issue 32 Why 7). The redemption's mark is cleared and both counters go up by one, in one
+   * transaction, whatever max_uses says (the sale already happened at that price); an order whose
+   * use was never given back answers returned false and writes nothing.
+   */
+  retakeDiscountUse(input: ReturnDiscountUseInput): Promise<ReturnDiscountUseOutcome>;
 }
