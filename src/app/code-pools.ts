@@ -133,11 +133,11 @@ export async function grabCode(ctx: GrabContext, poolId: string, userId: string,
   const outcome = await ctx.store.grabCode({ poolId, userId, now });
   if (outcome.ok) return { fresh: outcome.fresh, grabbed: grabbedView(outcome.grabbed) };
   if (outcome.code === 'SOLD_OUT') throw new AppError('SOLD_OUT', 'every code of this pool has been handed out');
-  // The statement saw a pool other than this process's cached one (changed elsewhere, its feed row
-  // not here yet): the cache is dropped so the next grab is gated on the stored window.
-  forgetPool(ctx, poolId);
   if (outcome.code === 'ACTIVITY_OFFLINE') throw new AppError('ACTIVITY_OFFLINE', 'this code pool has been taken offline by its organizer');
   if (outcome.code === 'SALE_NOT_OPEN') {
+    // The statement saw a window other than this process's cached one (changed elsewhere, its feed
+    // row not here yet): read it again, so the next grabs are refused by the gate, in memory.
+    forgetPool(ctx, poolId);
     const stored = await poolOf(ctx, poolId);
     throw new AppError('SALE_NOT_OPEN', now >= stored.saleEndsAt ? 'the sale has ended' : 'the sale has not started yet', {
       saleStartsAt: iso(stored.saleStartsAt), saleEndsAt: iso(stored.saleEndsAt),
