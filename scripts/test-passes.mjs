@@ -49,6 +49,8 @@ export const bookingSuites = [
     'load-shedding',
     'buyer-gate',
     'money',
+    'campaign-caches',
+    'hold-crash-retry',
   ].map((name) => `test/http/${name}.test.ts`),
   'test/race', 'test/restart/crash-recovery.test.ts', 'test/restart/killed-process-jobs.test.ts', 'test/restart/cancellation-resume.test.ts', 'test/contract', 'test/load', 'test/app',
   'test/cli/start-up.test.ts', 'test/cli/many-processes.test.ts', 'test/cli/workers.test.ts', 'test/cli/dependencies.test.ts',

@@ -42,6 +42,7 @@ import { sweepOverdueHolds } from './app/expiry.js';
 import { jobHandlers } from './app/job-handlers.js';
 import { warmReadModels } from './app/warm-up.js';
 import { startChangeFeed, type ChangeFeed } from './app/change-feed.js';
+import { applyCodePoolEvent } from './app/code-pools.js';
 import { WaitingRoomCache } from './app/waiting-room-cache.js';
 import { blockQueuePlaces } from './app/waiting-rooms.js';
 import { hmacAdmissionTokens } from './adapters/crypto/admission-tokens.js';
@@ -435,7 +436,10 @@ export async function composeNode(loaded: Config, options: ComposeOptions = {}):
     stopBlocklist = blocklist.startRefreshing(config.blocklistRefreshMs, (error) => telemetry.jobFailed('blocklist-refresh', error));
     // Other processes' changes (PostgreSQL: several processes share it; SQLite has one process).
     if (config.database.kind !== 'sqlite') {
-      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error), onEvent: (event) => ctx.rooms.applyEvent(event) });
+      feed = await startChangeFeed(store, seatMaps, origin, { intervalMs: config.changeFeedMs, onError: (error) => telemetry.jobFailed('change-feed', error), onEvent: (event) => {
+        ctx.rooms.applyEvent(event);
+        applyCodePoolEvent(ctx, event);
+      } });
     }
     // Which waiting rooms are on (after the feed started, so no change is missed in between).
     await ctx.rooms.load(store);

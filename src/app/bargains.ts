@@ -263,7 +263,7 @@ async function take(ctx: AppContext, command: BargainOrderCommand): Promise<{ or
   }
 }
 
-/** An organizer's change of a bargain (PATCH /admin/activities/{id}): as a flash sale's, on the stored version. */
+/** An organizer's change of a bargain (PATCH /admin/activities/{id}): as a flash sale's, on the stored version; other processes take it through 'show.changed'. */
 export async function changeBargain(ctx: AppContext, bargainId: string, change: CampaignChange, actor: Actor | null = null): Promise<BargainView> {
   const bargain = await withStaleRetries('updateBargain', async () => {
     const stored = await ctx.store.getBargain(bargainId);
@@ -274,7 +274,7 @@ export async function changeBargain(ctx: AppContext, bargainId: string, change: 
     }, change));
     const before = { title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline };
     const audit = auditDraft(ctx, actor, { action: campaignAction('bargain', before, next), entityType: 'bargain', entityId: bargainId, showId: bargainId, before, after: { ...next } });
-    const outcome = await ctx.store.updateBargain({ bargainId, expectedVersion: show.version, details: next, audit });
+    const outcome = await ctx.store.updateBargain({ bargainId, expectedVersion: show.version, details: next, audit, now: ctx.clock.now() });
     if (outcome.ok) return done(outcome.bargain);
     if ('stale' in outcome) return again(outcome);
     throw new AppError('ACTIVITY_NOT_FOUND', 'no such bargain');

@@ -1,5 +1,5 @@
 import { checkCodePool, judgeCode, limits, saleWindow, type CodePoolDraft, type SaleStatus } from '../domain/index.js';
-import type { CodePool, CodePoolView, GrabbedCode, MyCode, Page } from '../ports/engine/index.js';
+import type { CodePool, CodePoolView, GrabbedCode, MyCode, OutboxEvent, Page } from '../ports/engine/index.js';
 import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { passBuyerGate } from './buyer-gate.js';
@@ -54,8 +54,11 @@ export class ImportInterrupted extends Error {
 const grabbedView = (g: GrabbedCode): GrabbedCodeView => ({ code: g.code, grabbedAt: iso(g.grabbedAt) });
 
 /**
- * A pool's definition never changes after creation, so a grab reads it from memory rather than
- * ask the store (whose read also counts the codes left). Bounded: the oldest is dropped.
+ * A grab reads the pool's window from memory rather than ask the store (whose read also counts the
+ * codes left). An organizer's change drops it here at once and on every other process through the
+ * change feed's 'code-pool.changed' row (applyCodePoolEvent); until that row arrives a stale window
+ * only costs a wrong early answer of the gate, since the grab's own statement checks the window
+ * as stored. Bounded: the oldest is dropped.
  */
 const poolCacheMax = 1_000;
 const poolCaches = new WeakMap<CodePoolContext, Map<string, CodePool>>();
@@ -69,6 +72,11 @@ export type GrabContext = CodePoolContext & Pick<AppContext, 'rooms' | 'admissio
 /** Drops a pool from this process's cache after an organizer's change (the next grab reads it again). */
 export function forgetPool(ctx: CodePoolContext, poolId: string): void {
   poolCaches.get(ctx)?.delete(poolId);
+}
+
+/** Another process's row from the change feed: a changed pool is read again by the next grab here. */
+export function applyCodePoolEvent(ctx: CodePoolContext, event: OutboxEvent): void {
+  if (event.type === 'code-pool.changed' && typeof event.data.poolId === 'string') forgetPool(ctx, event.data.poolId);
 }
 
 async function poolOf(ctx: CodePoolContext, poolId: string): Promise<CodePool> {
@@ -126,6 +134,15 @@ export async function grabCode(ctx: GrabContext, poolId: string, userId: string,
   if (outcome.ok) return { fresh: outcome.fresh, grabbed: grabbedView(outcome.grabbed) };
   if (outcome.code === 'SOLD_OUT') throw new AppError('SOLD_OUT', 'every code of this pool has been handed out');
   if (outcome.code === 'ACTIVITY_OFFLINE') throw new AppError('ACTIVITY_OFFLINE', 'this code pool has been taken offline by its organizer');
+  if (outcome.code === 'SALE_NOT_OPEN') {
+    // The statement saw a window other than this process's cached one (changed elsewhere, its feed
+    // row not here yet): read it again, so the next grabs are refused by the gate, in memory.
+    forgetPool(ctx, poolId);
+    const stored = await poolOf(ctx, poolId);
+    throw new AppError('SALE_NOT_OPEN', now >= stored.saleEndsAt ? 'the sale has ended' : 'the sale has not started yet', {
+      saleStartsAt: iso(stored.saleStartsAt), saleEndsAt: iso(stored.saleEndsAt),
+    });
+  }
   throw new AppError('CODE_POOL_NOT_FOUND', `no code pool ${poolId}`);
 }
 

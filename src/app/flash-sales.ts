@@ -210,8 +210,8 @@ export async function current(ctx: AppContext, orderId: string, fallback: OrderV
 
 /**
  * An organizer's change of a flash sale: words, picture, the sale's end, offline or back on sale.
- * Decided on the stored version and applied only on it (no lost update); the read model takes the
- * new show at once.
+ * Decided on the stored version and applied only on it (no lost update); this process's read model
+ * takes the new show at once, the others' through the change's 'show.changed' outbox row.
  */
 export async function changeFlashSale(ctx: AppContext, flashSaleId: string, change: CampaignChange, actor: Actor | null = null): Promise<FlashSaleView> {
   const sale = await withStaleRetries('updateCampaign', async () => {
@@ -223,7 +223,7 @@ export async function changeFlashSale(ctx: AppContext, flashSaleId: string, chan
     }, change));
     const before = { title: show.title, description: show.description, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: record.offline };
     const audit = auditDraft(ctx, actor, { action: campaignAction('flash_sale', before, next), entityType: 'flash_sale', entityId: flashSaleId, showId: flashSaleId, before, after: { ...next } });
-    const outcome = await ctx.store.updateCampaign({ activityId: flashSaleId, expectedVersion: show.version, details: next, audit });
+    const outcome = await ctx.store.updateCampaign({ activityId: flashSaleId, expectedVersion: show.version, details: next, audit, now: ctx.clock.now() });
     if (outcome.ok) return done(outcome.sale);
     if ('stale' in outcome) return again(outcome);
     throw new AppError('ACTIVITY_NOT_FOUND', 'no such flash sale');

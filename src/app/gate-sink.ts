@@ -17,8 +17,11 @@ export interface GateSinkOptions {
 /**
  * The outbox relay's sink 'redis-gate': what any process committed (expiry, release, cancel,
  * refund, a sale) reaches the shared gate within the relay's lag, so Redis never refuses for
- * longer than that what the database freed. Seat changes are fenced by version (a redelivered or
- * late event changes nothing); a failure throws, and the relay redelivers the page.
+ * longer than that what the database freed. Each event is applied at most once per show, by its
+ * outbox position checked inside the gate's script: every process runs the relay and moves the
+ * shared cursor only after delivering, so the page a relay lost the race for was delivered too,
+ * and a units delta counted per delivery would inflate the gate (seats are fenced by version as
+ * well). A failure throws, and the relay redelivers the page.
  */
 export function redisGateSink(gate: InventoryGate, options: GateSinkOptions): OutboxSink {
   return {
@@ -30,7 +33,9 @@ export function redisGateSink(gate: InventoryGate, options: GateSinkOptions): Ou
         if (layout === null) continue;
         const changes = gateChangesOf(layout, event.changes);
         const own = options.ownOrigin !== undefined && options.ownOrigin !== null && event.origin === options.ownOrigin;
-        await gate.applyChanges(event.changes.showId, own ? { seats: changes.seats, unitsBack: [] } : changes);
+        // The event's position goes with it: the gate applies each position once per show, in the
+        // same script, since every process's relay may deliver this page (see GateChanges.position).
+        await gate.applyChanges(event.changes.showId, { position: event.position, seats: changes.seats, unitsBack: own ? [] : changes.unitsBack });
       }
     },
   };

@@ -34,6 +34,8 @@ export interface PlaceHoldCommand {
   readonly holdSeconds?: number;
   /** The buyer gate's inputs: the path (a hold, or the new side of an exchange) and the X-Admission-Token sent. */
   readonly gate?: { readonly path: 'hold' | 'exchange'; readonly admissionToken: string | undefined; readonly organizer?: boolean };
+  /** The new hold's id when the caller chose it (a keyed request's, keyedHoldId); else a fresh one. */
+  readonly holdId?: string;
 }
 
 export interface PlacedHold {
@@ -84,7 +86,7 @@ async function placeHold(ctx: AppContext, command: PlaceHoldCommand): Promise<Pl
     now,
   }));
   const base: ClaimBase = {
-    holdId: ctx.ids.newId('hold'),
+    holdId: command.holdId ?? ctx.ids.newId('hold'),
     showId: show.showId,
     userId: command.userId,
     now,

@@ -32,7 +32,7 @@ export class GateService {
 
   constructor(
     readonly port: InventoryGate,
-    private readonly store: Pick<Store, 'loadSeatMap' | 'seatStates'>,
+    private readonly store: Pick<Store, 'loadSeatMap' | 'seatStates' | 'outboxHead'>,
     private readonly now: () => number,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {}
@@ -79,6 +79,11 @@ export class GateService {
       const begun = await this.port.beginRebuild(showId);
       if (begun.kind === 'built') return true;
       if (begun.kind === 'busy') return false;
+      // Read before the snapshot: every change at or before this position is in it, so finishing
+      // marks them applied and a relay still behind does not add their units again. (A change
+      // committed between this read and the snapshot's may still be counted twice if the relay
+      // brings it only after the finish: the built marker's TTL, or `repair`, clears that.)
+      const appliedThrough = await this.store.outboxHead();
       const loaded = await this.store.loadSeatMap(showId);
       if (loaded === null) return false;
       const layout = new SeatLayout(loaded.show.seatMap);
@@ -106,7 +111,7 @@ export class GateService {
         const last = to >= layout.size;
         intact = await this.port.rebuildStep(showId, {
           fence: begun.fence, from, taken: taken.slice(from, to), versions: versions.slice(from, to),
-          ...(last ? { finish: { unitsLeft } } : {}),
+          ...(last ? { finish: { unitsLeft, appliedThrough } } : {}),
         });
         if (last) break;
       }

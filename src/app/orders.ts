@@ -113,8 +113,12 @@ function inFlightMs(ctx: AppContext): number {
   return ctx.policy.idempotencyInFlightMs ?? limits.idempotencyInFlightMsMax;
 }
 
-/** `T`: the stored answer's shape (an order's view; a hold's id for holds). */
-export type Begun<T = OrderView> = { kind: 'replay'; order: T } | { kind: 'claimed'; claim: KeyClaim };
+/**
+ * `T`: the stored answer's shape (an order's view; a hold's id for holds). `takenOver`: the record
+ * of a dead request this one took the key over from (null: the key was free), so a use case can
+ * look for what that request made before it died (idempotent-holds.ts).
+ */
+export type Begun<T = OrderView> = { kind: 'replay'; order: T } | { kind: 'claimed'; claim: KeyClaim; takenOver: KeyClaim | null };
 
 /**
  * Writes this request's IN_FLIGHT record for the key, or answers from the record already there.
@@ -126,15 +130,17 @@ export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, ke
   for (let round = 0; round < roundsMax; round++) {
     const now = ctx.clock.now();
     const existing = await ctx.store.getKey(scope, key);
+    let takenOver: KeyClaim | null = null;
     if (existing !== null) {
       const answered = earlierAnswer<T>(existing, requestHash, now - inFlightMs(ctx));
       if (answered !== null) return answered;
       // Its request died with its process (or overran every bound): this retry takes the key over.
-      await ctx.store.removeKey({ scope, key, createdAt: existing.createdAt });
+      takenOver = { scope, key, createdAt: existing.createdAt };
+      await ctx.store.removeKey(takenOver);
     }
     const record: IdempotencyRecord = { scope, key, requestHash, state: 'IN_FLIGHT', outcome: null, responseBody: null, createdAt: now };
     const begun = await ctx.store.beginKey(record);
-    if (begun.ok) return { kind: 'claimed', claim: { scope, key, createdAt: now } };
+    if (begun.ok) return { kind: 'claimed', claim: { scope, key, createdAt: now }, takenOver };
     // Someone wrote the key between our read and our write: read it again and honour it.
   }
   throw busy('idempotency key');

@@ -40,6 +40,16 @@ export interface GateSeatChange {
 }
 
 export interface GateChanges {
+  /**
+   * The outbox position of the committed change this comes from (the relay's sink): decimal
+   * numbers joined by ':' (SQLite: the row id; PostgreSQL: xid:id), ordered number by number. The
+   * gate applies a position at most once per show, in the same atomic step as the change: every
+   * process relays the outbox and the loser of the race for the shared cursor has delivered the
+   * page too, so a units delta (not versioned like a seat) would otherwise be added once per
+   * relaying process. Absent: applied as is (a claim's own grant, whose seats are versioned and
+   * whose units the gate took itself).
+   */
+  readonly position?: string;
   readonly seats: readonly GateSeatChange[];
   /**
    * Units that came back to a counted section (release, expiry, cancel, refund): positive deltas
@@ -67,7 +77,14 @@ export interface RebuildStep {
   /** The database's version per seat of the run, in order. */
   readonly versions: readonly number[];
   /** Present on the last step: marks the show built, with the units left of every counted section. */
-  readonly finish?: { readonly unitsLeft: readonly { readonly sectionId: string; readonly left: number }[] };
+  readonly finish?: {
+    readonly unitsLeft: readonly { readonly sectionId: string; readonly left: number }[];
+    /**
+     * An outbox position read before the snapshot: every change at or before it is in the
+     * snapshot, so the gate marks it applied (a relay behind the rebuild then adds nothing twice).
+     */
+    readonly appliedThrough?: string;
+  };
 }
 
 export type GateHealth = 'up' | 'down';
@@ -82,8 +99,11 @@ export interface InventoryGate {
    * believed in more units (it was bypassed meanwhile) comes down to the truth at once.
    */
   giveBackUnits(showId: string, sectionId: string, units: number, leftAtMost?: number): Promise<void>;
-  /** What a committed change did (the outbox relay's sink, or this process after its own commit). */
-  applyChanges(showId: string, changes: GateChanges): Promise<void>;
+  /**
+   * What a committed change did (the outbox relay's sink, or this process after its own commit).
+   * False when its position was already applied for the show (nothing changed).
+   */
+  applyChanges(showId: string, changes: GateChanges): Promise<boolean>;
   /** Starts a rebuild of a show that is not built; at most one at a time per show across processes. */
   beginRebuild(showId: string): Promise<BeginRebuildOutcome>;
   /** False when the fence broke (units changed, the gate was flushed, the lease lapsed): start again. */

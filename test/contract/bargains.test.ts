@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFactories, type TestStoreHandle } from '../support/stores.js';
 import { audit, bargainOrderInput, cutInput, minute, newBargain, newUser, startedBargain, T0 } from './fixtures.js';
+import { settledOutbox } from './settled-outbox.js';
 
 /**
  * Conformance of bargains (issue 23 item 4, seed 001 砍价) on every adapter this run covers. The
@@ -125,8 +126,13 @@ describe.each(storeFactories)('bargains on $name', (factory) => {
     const bargain = await h.store.getBargain(bargainId);
     if (bargain === null) throw new Error('no bargain');
     const details = { title: 'Down', description: '', imageUrl: null, saleStartsAt: bargain.show.saleStartsAt, saleEndsAt: bargain.show.saleEndsAt, offline: true };
+    const head = await h.store.outboxHead();
     expect(await h.store.updateBargain({ bargainId, expectedVersion: bargain.show.version, details })).toMatchObject({ ok: true, bargain: { show: { title: 'Down' }, record: { offline: true } } });
     expect(await h.store.updateBargain({ bargainId, expectedVersion: bargain.show.version, details })).toEqual({ ok: false, stale: 'show' });
+    // One change, one 'show.changed' row (issue 33): other processes' read models refresh from it.
+    // (The row the bargain's creation wrote may come after a PostgreSQL head: its version tells it apart.)
+    const changed = await settledOutbox(h.store, head, 1, (e) => e.type === 'show.changed' && e.showId === bargainId && e.data.version !== bargain.show.version);
+    expect(changed.map((e) => e.data)).toEqual([{ showId: bargainId, version: bargain.show.version + 1 }]);
     expect(await h.store.cutBargain(cutInput(bo, await newUser(h.store), 100))).toEqual({ ok: false, code: 'ACTIVITY_OFFLINE' });
     expect(await h.store.startBargain({ bargainId, userId: await newUser(h.store), bargainOrderId: 'bgo_off', now: T0 })).toEqual({ ok: false, code: 'ACTIVITY_OFFLINE' });
     expect((await h.store.listBargainActivities(1000, T0, false)).some((a) => a.activityId === bargainId)).toBe(false);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFactories, type TestStoreHandle } from '../support/stores.js';
 import { id, minute, newUser, T0 } from './fixtures.js';
+import { settledOutbox } from './settled-outbox.js';
 
 /**
  * Code pools in the activity catalog (issue 23 item 1): listed in the catalog's order, changed by
@@ -41,5 +42,27 @@ describe.each(storeFactories)('code pools in the catalog on $name', (factory) =>
 
     await h.store.updateCodePool({ poolId: soon, expectedVersion: 1, details: { ...details, offline: false } });
     expect(await h.store.grabCode({ poolId: soon, userId: buyers[0] as string, now: T0 })).toMatchObject({ ok: true, fresh: true });
+  });
+
+  it('the grab\'s own statement checks the sale window as stored, and a change writes \'code-pool.changed\' for the other processes\' caches (issue 33)', async () => {
+    const poolId = id('cpl');
+    await h.store.createCodePool({ poolId, title: 'Window', description: '', imageUrl: null, saleStartsAt: T0, saleEndsAt: T0 + 5 * minute, createdAt: T0 - minute });
+    await h.store.importCodes({ poolId, codes: ['W1', 'W2', 'W3'] });
+    const [early, late, onTime, had] = await Promise.all(Array.from({ length: 4 }, () => newUser(h.store))) as [string, string, string, string];
+    // Before the start and at the end (the window is [start, end)): nothing popped.
+    expect(await h.store.grabCode({ poolId, userId: early, now: T0 - 1 })).toEqual({ ok: false, code: 'SALE_NOT_OPEN' });
+    expect(await h.store.grabCode({ poolId, userId: had, now: T0 })).toMatchObject({ ok: true, fresh: true, grabbed: { code: 'W1' } });
+    expect(await h.store.grabCode({ poolId, userId: late, now: T0 + 5 * minute })).toEqual({ ok: false, code: 'SALE_NOT_OPEN' });
+    // A buyer who has a code gets it back at any time.
+    expect(await h.store.grabCode({ poolId, userId: had, now: T0 + 9 * minute })).toMatchObject({ ok: true, fresh: false, grabbed: { code: 'W1' } });
+    expect((await h.store.getCodePool(poolId))?.remaining).toBe(2);
+
+    const head = await h.store.outboxHead();
+    const details = { title: 'Window', description: '', imageUrl: null, saleStartsAt: T0, saleEndsAt: T0 + 10 * minute, offline: false };
+    expect(await h.store.updateCodePool({ poolId, expectedVersion: 0, details, now: T0 + minute })).toMatchObject({ ok: true, pool: { saleEndsAt: T0 + 10 * minute, version: 1 } });
+    expect(await h.store.grabCode({ poolId, userId: late, now: T0 + 5 * minute })).toMatchObject({ ok: true, fresh: true, grabbed: { code: 'W2' } });
+    expect(await h.store.grabCode({ poolId, userId: onTime, now: T0 + 10 * minute })).toEqual({ ok: false, code: 'SALE_NOT_OPEN' });
+    const rows = await settledOutbox(h.store, head, 1, (e) => e.type === 'code-pool.changed' && e.data.poolId === poolId);
+    expect(rows.map((e) => ({ data: e.data, showId: e.showId, createdAt: e.createdAt }))).toEqual([{ data: { poolId, version: 1 }, showId: null, createdAt: T0 + minute }]);
   });
 });

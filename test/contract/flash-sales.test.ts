@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storeFactories, type TestStoreHandle } from '../support/stores.js';
 import { audit, minute, newFlashSale, newUser, T0, takeInput } from './fixtures.js';
+import { settledOutbox } from './settled-outbox.js';
 
 /**
  * Conformance of the flash-sale step (takeFlashSaleUnits) on every adapter this run covers: the
@@ -79,8 +80,13 @@ describe.each(storeFactories)('flash sales on $name', (factory) => {
     const sale = await h.store.getFlashSale(saleId);
     if (sale === null) throw new Error('no sale');
     const details = { title: 'Down', description: '', imageUrl: null, saleStartsAt: sale.show.saleStartsAt, saleEndsAt: sale.show.saleEndsAt, offline: true };
-    const down = await h.store.updateCampaign({ activityId: saleId, expectedVersion: sale.show.version, details });
+    const head = await h.store.outboxHead();
+    const down = await h.store.updateCampaign({ activityId: saleId, expectedVersion: sale.show.version, details, now: T0 + 3 * minute });
     expect(down).toMatchObject({ ok: true, sale: { show: { title: 'Down' }, record: { offline: true } } });
+    // The change row other processes' read models refresh from (issue 33): 'show.changed' with the new version.
+    // (The row the sale's creation wrote may come after a PostgreSQL head: its version tells it apart.)
+    const changed = await settledOutbox(h.store, head, 1, (e) => e.type === 'show.changed' && e.showId === saleId && e.data.version !== sale.show.version);
+    expect(changed.map((e) => ({ data: e.data, createdAt: e.createdAt }))).toEqual([{ data: { showId: saleId, version: sale.show.version + 1 }, createdAt: T0 + 3 * minute }]);
     // The same version again is stale: no lost update.
     expect(await h.store.updateCampaign({ activityId: saleId, expectedVersion: sale.show.version, details })).toEqual({ ok: false, stale: 'show' });
     expect(await h.store.takeFlashSaleUnits(takeInput(saleId, alice))).toEqual({ ok: false, code: 'ACTIVITY_OFFLINE' });

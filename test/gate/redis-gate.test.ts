@@ -121,6 +121,37 @@ describe.skipIf(!redisUp)('units', () => {
     expect(await gate.takeUnits(showId, 'GA', 4)).toEqual({ kind: 'short', left: 3 });
   });
 
+  it('each outbox position is applied once per show: a relay that lost the race for a page adds nothing (issue 33)', async () => {
+    await build(0, [], [{ sectionId: 'GA', left: 0 }]);
+    const back = (position: string, units = 2) => gate.applyChanges(showId, { position, seats: [], unitsBack: [{ sectionId: 'GA', units }] });
+    expect(await back('7:41')).toBe(true);
+    // The same page delivered by a second and a third process's relay.
+    expect(await back('7:41')).toBe(false);
+    expect(await back('7:41')).toBe(false);
+    // An older position (a relay still behind) is dropped; a later one, compared number by number
+    // (10 after 9, an xid8 beyond 2^53 digit by digit), applies.
+    expect(await back('7:40')).toBe(false);
+    expect(await back('10:1')).toBe(true);
+    expect(await back('9:99')).toBe(false);
+    expect(await back('18446744073709551614:1')).toBe(true);
+    expect(await back('18446744073709551613:2')).toBe(false);
+    expect(await gate.takeUnits(showId, 'GA', 7)).toEqual({ kind: 'short', left: 6 });
+    // Seats of an applied position are dropped too (they are versioned anyway).
+    expect(await gate.applyChanges(showId, { position: '5', seats: [{ index: 0, taken: true, version: 9 }], unitsBack: [] })).toBe(false);
+    await expect(gate.applyChanges(showId, { position: 'x:1', seats: [], unitsBack: [{ sectionId: 'GA', units: 1 }] })).rejects.toBeInstanceOf(RangeError);
+  });
+
+  it('a rebuild marks the changes in its snapshot applied: a relay behind it adds them no second time', async () => {
+    await gate.applyChanges(showId, { position: '3', seats: [], unitsBack: [{ sectionId: 'GA', units: 1 }] });
+    const begun = await gate.beginRebuild(showId);
+    if (begun.kind !== 'fence') throw new Error('expected a fence');
+    // Read before the snapshot: changes up to 20 are in its count of 10.
+    expect(await gate.rebuildStep(showId, { fence: begun.fence, from: 0, taken: [], versions: [], finish: { unitsLeft: [{ sectionId: 'GA', left: 10 }], appliedThrough: '20' } })).toBe(true);
+    expect(await gate.applyChanges(showId, { position: '12', seats: [], unitsBack: [{ sectionId: 'GA', units: 4 }] })).toBe(false);
+    expect(await gate.applyChanges(showId, { position: '21', seats: [], unitsBack: [{ sectionId: 'GA', units: 1 }] })).toBe(true);
+    expect(await gate.takeUnits(showId, 'GA', 12)).toEqual({ kind: 'short', left: 11 });
+  });
+
   it('units given back while a rebuild reads the database break its fence', async () => {
     const begun = await gate.beginRebuild(showId);
     if (begun.kind !== 'fence') throw new Error('expected a fence');

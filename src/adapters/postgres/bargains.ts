@@ -3,7 +3,7 @@ import { bargainSectionId } from '../../domain/index.js';
 import type {
   Bargain, BargainCut, BargainOrder, BargainStore, CutBargainOutcome, OrderBargainOutcome, ShowStore, StartBargainOutcome, UpdateBargainOutcome,
 } from '../../ports/engine/index.js';
-import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { holdCreated, orderCreated, showChanged } from '../shared/outbox-drafts.js';
 import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgLanes } from './db.js';
 import { appendOutbox } from './outbox.js';
@@ -223,7 +223,10 @@ export function pgBargains(lanes: PgLanes, showStore: ShowStore, origin: string)
         await c.query('UPDATE bargains SET offline = $2 WHERE bargain_id = $1', [input.bargainId, details.offline]);
         await appendAuditEntry(c, input.audit);
         const { rows } = await c.query<BargainRow>(bargainSql, [input.bargainId]);
-        return { ok: true, bargain: toBargain(rows[0] as BargainRow) };
+        const bargain = toBargain(rows[0] as BargainRow);
+        // In the change's transaction: the other processes' read models take it through the change feed.
+        await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(bargain.show)]);
+        return { ok: true, bargain };
       });
       return result.ok ? result.value : unexpected('updateBargain', result);
     },

@@ -1,6 +1,8 @@
 import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, MyCode, UpdateCodePoolOutcome, WinnerRow } from '../../ports/engine/index.js';
+import { codePoolChanged } from '../shared/outbox-drafts.js';
 import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
+import { appendOutbox } from './outbox.js';
 
 interface PoolRow {
   pool_id: string; title: string; description: string; image_url: string | null;
@@ -20,13 +22,13 @@ const grabAttemptsMax = 5;
  * pool_codes_one_per_user, which refuses the second of two racing grabs by one buyer whichever
  * commits first (READ COMMITTED needs nothing more).
  */
-export function pgCodePools(db: PgDb): CodePoolStore {
+export function pgCodePools(db: PgDb, origin: string): CodePoolStore {
   const mine = async (poolId: string, userId: string): Promise<GrabbedCode | null> => {
     const { rows } = await db.query<CodeRow>('SELECT pool_id, code, grabbed_at FROM pool_codes WHERE pool_id = $1 AND user_id = $2', [poolId, userId]);
     return rows[0] === undefined ? null : toGrabbed(rows[0]);
   };
   return {
-    async updateCodePool({ poolId, expectedVersion, details, audit }) {
+    async updateCodePool({ poolId, expectedVersion, details, audit, now }) {
       const result = await db.tx('updateCodePool', async (c): Promise<UpdateCodePoolOutcome> => {
         const exists = await c.query('SELECT 1 FROM code_pools WHERE pool_id = $1', [poolId]);
         if (exists.rowCount === 0) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
@@ -39,7 +41,10 @@ export function pgCodePools(db: PgDb): CodePoolStore {
         const { rows } = await c.query<PoolRow>(
           `SELECT p.*, (SELECT count(*) FROM pool_codes c WHERE c.pool_id = p.pool_id AND c.user_id IS NULL)::int AS remaining
            FROM code_pools p WHERE p.pool_id = $1`, [poolId]);
-        return { ok: true, pool: toView(rows[0] as PoolRow) };
+        const pool = toView(rows[0] as PoolRow);
+        // In the change's transaction: every other process drops its cached window through the feed.
+        await appendOutbox(c, origin, now ?? Date.now(), [codePoolChanged(poolId, pool.version)]);
+        return { ok: true, pool };
       });
       return result.ok ? result.value : unexpected('updateCodePool', result);
     },
@@ -93,10 +98,14 @@ export function pgCodePools(db: PgDb): CodePoolStore {
     },
     async grabCode({ poolId, userId, now }): Promise<GrabCodeOutcome> {
       for (let attempt = 0; attempt < grabAttemptsMax; attempt++) {
+        // The pool's row as stored decides, in this statement: not offline and `now` inside its sale
+        // window, whatever window the caller's process has cached (an organizer's change elsewhere).
         const result = await db.statement('grabCode', (c) => c.query<CodeRow>(
           `UPDATE pool_codes SET user_id = $2, grabbed_at = $3
            WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL
-             AND NOT EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = $1 AND p.offline) ORDER BY code_id LIMIT 1 FOR UPDATE SKIP LOCKED)
+             AND EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = $1 AND NOT p.offline
+               AND p.sale_starts_at <= $3::bigint AND $3::bigint < p.sale_ends_at)
+             ORDER BY code_id LIMIT 1 FOR UPDATE SKIP LOCKED)
            RETURNING pool_id, code, grabbed_at`, [poolId, userId, now]));
         if (result.ok && result.value.rows[0] !== undefined) return { ok: true, fresh: true, grabbed: toGrabbed(result.value.rows[0]) };
         if (!result.ok && !(result.kind === 'unique' && result.constraint === 'pool_codes_one_per_user')) return unexpected('grabCode', result);
@@ -104,14 +113,16 @@ export function pgCodePools(db: PgDb): CodePoolStore {
         if (had !== null) return { ok: true, fresh: false, grabbed: had };
         // Nothing picked: the pool is empty, or every free code was locked by a grab in flight that
         // may yet roll back (a buyer's second grab refused by the unique index): look again.
-        const left = await db.query<{ pool: boolean; free: boolean; offline: boolean }>(
+        const left = await db.query<{ pool: boolean; free: boolean; offline: boolean; open: boolean }>(
           `SELECT EXISTS (SELECT 1 FROM code_pools WHERE pool_id = $1) AS pool,
                   EXISTS (SELECT 1 FROM code_pools WHERE pool_id = $1 AND offline) AS offline,
-                  EXISTS (SELECT 1 FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL) AS free`, [poolId]);
+                  EXISTS (SELECT 1 FROM code_pools WHERE pool_id = $1 AND sale_starts_at <= $2::bigint AND $2::bigint < sale_ends_at) AS open,
+                  EXISTS (SELECT 1 FROM pool_codes WHERE pool_id = $1 AND user_id IS NULL) AS free`, [poolId, now]);
         const state = left.rows[0];
         if (state === undefined || !state.pool) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
-        // Taken offline by its organizer (the grab's statement refused it).
+        // Taken offline by its organizer, or outside its window (the grab's statement refused it).
         if (state.offline) return { ok: false, code: 'ACTIVITY_OFFLINE' };
+        if (!state.open) return { ok: false, code: 'SALE_NOT_OPEN' };
         if (!state.free) return { ok: false, code: 'SOLD_OUT' };
       }
       return { ok: false, code: 'SOLD_OUT' };

@@ -1,5 +1,5 @@
 import { appendOutbox } from './outbox.js';
-import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { holdCreated, orderCreated, showChanged } from '../shared/outbox-drafts.js';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { BucketState, FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
 import { appendAuditEntry } from './change-log.js';
@@ -160,7 +160,11 @@ export function pgFlashSales(lanes: PgLanes, showStore: ShowStore, origin: strin
         await c.query('UPDATE flash_sales SET offline = $2 WHERE flash_sale_id = $1', [input.activityId, details.offline]);
         await appendAuditEntry(c, input.audit);
         const { rows } = await c.query<SaleRow>(saleSql, [input.activityId]);
-        return { ok: true, sale: toSale(rows[0] as SaleRow) };
+        const sale = toSale(rows[0] as SaleRow);
+        // In the change's transaction: the other processes' read models (and the buyer gate that
+        // reads them) take the new window through the change feed.
+        await appendOutbox(c, origin, input.now ?? Date.now(), [showChanged(sale.show)]);
+        return { ok: true, sale };
       });
       return result.ok ? result.value : unexpected('updateCampaign', result);
     },

@@ -87,7 +87,7 @@ export async function openPgStore(options: PgStoreOptions): Promise<PgStore> {
     ...pgIdempotency(lanes.checkout),
     ...pgAudit(lanes.checkout),
     // Grabs are a rush like claims; exports are long reads, kept off the rush lane.
-    ...pgCodePools(lanes.rush),
+    ...pgCodePools(lanes.rush, origin),
     ...pgDiscounts(lanes.checkout),
     ...pgExports(lanes.checkout),
     ...pgWebhooks(lanes.checkout),

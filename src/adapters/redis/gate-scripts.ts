@@ -10,6 +10,10 @@
  *   4 units  - hash sectionId -> units left of a counted section
  *   5 gen    - counter of unit changes learnt while NOT built (fences a rebuild's unit counts)
  *   6 lease  - who is rebuilding the show now (SET NX PX): one rebuild at a time across processes
+ *   7 applied - the last outbox position applied to the show (see GateChanges.position): a change
+ *              at or before it was applied already (by another process's relay, or is in a rebuild's
+ *              snapshot) and is dropped, so each committed change counts once however many
+ *              processes relay it
  * Replies are arrays whose first element says the outcome (-1 not built, 0 refused, 1 done).
  */
 
@@ -78,25 +82,56 @@ return {1}
 `;
 
 /**
- * ARGV: seatCount, then seatCount triples (index, taken 0/1, version), then (sectionId, units)
- * pairs of units given back. Seats are fenced by version and written even while not built (a
- * rebuild then keeps whichever is newer). Units given back while not built cannot be added to a
- * count that is not there: they bump gen instead, which breaks the fence of a rebuild whose
- * snapshot may or may not include them, so it reads again.
+ * Lua: whether outbox position a comes after b. Positions are decimal numbers joined by ':'
+ * (SQLite "812", PostgreSQL "<xid>:<id>"), compared number by number; the numbers are compared as
+ * digit strings (length, then byte by byte), never as Lua numbers: an xid8 may pass 2^53, where a
+ * double loses digits, and string '<' would follow the server's collation locale.
  */
-export const applyChangesLua = `
-local n = tonumber(ARGV[1])
+const positionAfterLua = `
+local function after(a, b)
+  local pa, pb = {}, {}
+  for d in string.gmatch(a, '%d+') do pa[#pa + 1] = (string.gsub(d, '^0+', '')) end
+  for d in string.gmatch(b, '%d+') do pb[#pb + 1] = (string.gsub(d, '^0+', '')) end
+  for k = 1, math.max(#pa, #pb) do
+    local x, y = pa[k] or '', pb[k] or ''
+    if #x ~= #y then return #x > #y end
+    for c = 1, #x do
+      local bx, by = string.byte(x, c), string.byte(y, c)
+      if bx ~= by then return bx > by end
+    end
+  end
+  return false
+end
+`;
+
+/**
+ * ARGV: position ('' for none), seatCount, then seatCount triples (index, taken 0/1, version), then
+ * (sectionId, units) pairs of units given back. A position at or before the show's applied one
+ * changes nothing (answer 0): its change was applied already (another relay won the race to
+ * deliver it, or a rebuild's snapshot holds it); else it becomes the applied one, in this same
+ * script, so two relays delivering one page count each change once. Seats are fenced by version
+ * too and written even while not built (a rebuild then keeps whichever is newer). Units given back
+ * while not built cannot be added to a count that is not there: they bump gen instead, which breaks
+ * the fence of a rebuild whose snapshot may or may not include them, so it reads again.
+ */
+export const applyChangesLua = `${positionAfterLua}
+if ARGV[1] ~= '' then
+  local applied = redis.call('GET', KEYS[7])
+  if applied and not after(ARGV[1], applied) then return {0} end
+  redis.call('SET', KEYS[7], ARGV[1])
+end
+local n = tonumber(ARGV[2])
 for k = 0, n - 1 do
-  local i = ARGV[2 + k * 3]
-  local v = tonumber(ARGV[4 + k * 3])
+  local i = ARGV[3 + k * 3]
+  local v = tonumber(ARGV[5 + k * 3])
   local cur = redis.call('BITFIELD', KEYS[3], 'GET', 'u32', '#' .. i)[1]
   if v > cur then
     redis.call('BITFIELD', KEYS[3], 'SET', 'u32', '#' .. i, v)
-    redis.call('SETBIT', KEYS[2], i, tonumber(ARGV[3 + k * 3]))
+    redis.call('SETBIT', KEYS[2], i, tonumber(ARGV[4 + k * 3]))
   end
 end
 local built = redis.call('EXISTS', KEYS[1]) == 1
-for j = 2 + n * 3, #ARGV, 2 do
+for j = 3 + n * 3, #ARGV, 2 do
   if built then
     if redis.call('HGET', KEYS[4], ARGV[j]) then redis.call('HINCRBY', KEYS[4], ARGV[j], tonumber(ARGV[j + 1])) end
   else
@@ -115,12 +150,14 @@ return {2, redis.call('GET', KEYS[5]) or '0'}
 
 /**
  * ARGV: gen, owner, leaseMs, builtTtlMs, from, taken ('0'/'1' per seat), finish (0/1), seatCount,
- * then seatCount versions, then (sectionId, left) pairs when finishing. Refused (0) unless gen is
- * unchanged and the lease is still ours. Seats: the snapshot's state wins over a version not newer
- * than its own (equal included: a take that leaked is cleared), loses to a newer one. Finishing
- * sets the counts and the marker and drops the lease.
+ * appliedThrough ('' for none), then seatCount versions, then (sectionId, left) pairs when
+ * finishing. Refused (0) unless gen is unchanged and the lease is still ours. Seats: the snapshot's
+ * state wins over a version not newer than its own (equal included: a take that leaked is
+ * cleared), loses to a newer one. Finishing sets the counts and the marker, moves the applied
+ * position up to appliedThrough (those changes are in the snapshot's counts: a relay still behind
+ * must not add them again) and drops the lease.
  */
-export const rebuildStepLua = `
+export const rebuildStepLua = `${positionAfterLua}
 if (redis.call('GET', KEYS[5]) or '0') ~= ARGV[1] then return {0} end
 if redis.call('GET', KEYS[6]) ~= ARGV[2] then return {0} end
 redis.call('PEXPIRE', KEYS[6], ARGV[3])
@@ -129,7 +166,7 @@ local taken = ARGV[6]
 local n = tonumber(ARGV[8])
 for k = 0, n - 1 do
   local i = from + k
-  local v = tonumber(ARGV[9 + k])
+  local v = tonumber(ARGV[10 + k])
   local cur = redis.call('BITFIELD', KEYS[3], 'GET', 'u32', '#' .. i)[1]
   if v >= cur then
     if v > cur then redis.call('BITFIELD', KEYS[3], 'SET', 'u32', '#' .. i, v) end
@@ -138,7 +175,11 @@ for k = 0, n - 1 do
 end
 if ARGV[7] == '1' then
   redis.call('DEL', KEYS[4])
-  for j = 9 + n, #ARGV, 2 do redis.call('HSET', KEYS[4], ARGV[j], ARGV[j + 1]) end
+  for j = 10 + n, #ARGV, 2 do redis.call('HSET', KEYS[4], ARGV[j], ARGV[j + 1]) end
+  if ARGV[9] ~= '' then
+    local applied = redis.call('GET', KEYS[7])
+    if not applied or after(ARGV[9], applied) then redis.call('SET', KEYS[7], ARGV[9]) end
+  end
   redis.call('SET', KEYS[1], '1', 'PX', ARGV[4])
   redis.call('DEL', KEYS[6])
 end

@@ -30,7 +30,7 @@ export class GateUnavailableError extends Error {
 }
 
 type Reply = (number | string)[];
-const keysPerShow = 6;
+const keysPerShow = 7;
 /** Seat indexes one take or give-back may name (a claim names at most limits' seats per hold, far fewer). */
 const seatsPerCallMax = 10_000;
 
@@ -47,7 +47,7 @@ interface GateCommands {
 /** The keys of one show, in the order every script expects (see gate-scripts.ts). */
 export function gateKeys(prefix: string, showId: string): string[] {
   const base = `${prefix}gate:{${showId}}:`;
-  return ['built', 'taken', 'ver', 'units', 'gen', 'lease'].map((k) => base + k);
+  return ['built', 'taken', 'ver', 'units', 'gen', 'lease', 'applied'].map((k) => base + k);
 }
 
 /**
@@ -96,6 +96,14 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
     }
   }
 
+  // Outbox positions as both stores write them (see GateChanges.position): the scripts compare them
+  // number by number, so anything else is refused before it could be stored as "applied".
+  function checkPosition(position: string | undefined): string {
+    if (position === undefined) return '';
+    if (!/^\d{1,20}(:\d{1,20}){0,3}$/.test(position)) throw new RangeError(`not an outbox position: ${position.slice(0, 64)}`);
+    return position;
+  }
+
   function checkIndexes(indexes: readonly number[]): void {
     if (indexes.length > seatsPerCallMax || !indexes.every((i) => Number.isInteger(i) && i >= 0 && i < 2 ** 32)) {
       throw new RangeError('seat indexes must be at most 10,000 non-negative integers');
@@ -127,14 +135,15 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
     async giveBackUnits(showId, sectionId, units, leftAtMost): Promise<void> {
       await call('gateGiveBackUnits', showId, [sectionId, units, leftAtMost ?? -1]);
     },
-    async applyChanges(showId, changes: GateChanges): Promise<void> {
-      if (changes.seats.length === 0 && changes.unitsBack.length === 0) return;
+    async applyChanges(showId, changes: GateChanges): Promise<boolean> {
+      if (changes.seats.length === 0 && changes.unitsBack.length === 0) return true;
       checkIndexes(changes.seats.map((s) => s.index));
-      await call('gateApplyChanges', showId, [
-        changes.seats.length,
+      const reply = await call('gateApplyChanges', showId, [
+        checkPosition(changes.position), changes.seats.length,
         ...changes.seats.flatMap((s) => [s.index, s.taken ? 1 : 0, s.version]),
         ...changes.unitsBack.filter((u) => u.units > 0).flatMap((u) => [u.sectionId, u.units]),
       ]);
+      return reply[0] === 1;
     },
     async beginRebuild(showId): Promise<BeginRebuildOutcome> {
       const reply = await call('gateBeginRebuild', showId, [owner, leaseMs]);
@@ -147,7 +156,7 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
       checkIndexes([step.from, ...step.versions]);
       const reply = await call('gateRebuildStep', showId, [
         step.fence, owner, leaseMs, builtTtlMs, step.from, step.taken.map((t) => (t ? '1' : '0')).join(''),
-        step.finish === undefined ? 0 : 1, step.taken.length, ...step.versions,
+        step.finish === undefined ? 0 : 1, step.taken.length, checkPosition(step.finish?.appliedThrough), ...step.versions,
         ...(step.finish?.unitsLeft ?? []).flatMap((u) => [u.sectionId, u.left]),
       ]);
       return reply[0] === 1;

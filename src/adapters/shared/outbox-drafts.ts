@@ -97,6 +97,11 @@ export function waitingRoomChanged(room: WaitingRoom): OutboxDraft {
   };
 }
 
+/** A code pool's details changed: every process drops the pool from its cache (its grab's window). */
+export function codePoolChanged(poolId: string, version: number): OutboxDraft {
+  return { type: 'code-pool.changed', showId: null, changes: null, data: { poolId, version } };
+}
+
 /** A buyer left the line while admitted: every process ends that admission's token (the buyer gate's admission check). */
 export function queueLeft(left: LeftAdmission): OutboxDraft {
   return {

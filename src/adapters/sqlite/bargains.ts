@@ -4,7 +4,7 @@ import { bargainSectionId } from '../../domain/index.js';
 import type {
   Bargain, BargainCut, BargainOrder, BargainStore, CutBargainOutcome, OrderBargainOutcome, ShowStore, StartBargainOutcome, UpdateBargainOutcome,
 } from '../../ports/engine/index.js';
-import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { holdCreated, orderCreated, showChanged } from '../shared/outbox-drafts.js';
 import { sqliteChangeLogWriter } from './change-log.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
@@ -224,7 +224,10 @@ export function sqliteBargains(db: Db, gc: GroupCommit, showStore: ShowStore, ob
         if (changed !== 1) return { ok: false, stale: 'show' };
         q.offline.run(details.offline ? 1 : 0, input.bargainId);
         auditLog.append(input.audit);
-        return { ok: true, bargain: toBargain(bargain(input.bargainId) as BargainRow) };
+        const updated = toBargain(bargain(input.bargainId) as BargainRow);
+        // Same unit: other processes' read models take the change through the change feed.
+        ob.append(input.now ?? Date.now(), [showChanged(updated.show)]);
+        return { ok: true, bargain: updated };
       }),
   };
 }

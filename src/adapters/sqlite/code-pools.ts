@@ -1,7 +1,9 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { CodePool, CodePoolStore, CodePoolView, GrabCodeOutcome, GrabbedCode, ImportCodesOutcome, MyCode, WinnerRow } from '../../ports/engine/index.js';
+import { codePoolChanged } from '../shared/outbox-drafts.js';
 import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
+import type { OutboxWriter } from './outbox.js';
 
 interface PoolRow {
   pool_id: string; title: string; description: string; image_url: string | null;
@@ -16,7 +18,7 @@ const toGrabbed = (row: CodeRow): GrabbedCode => ({ poolId: row.pool_id, code: r
  * the grab's pick-and-assign cannot interleave with another; the one-per-buyer rule is still the
  * unique index pool_codes_one_per_user, as on PostgreSQL, not a read before the write.
  */
-export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
+export function sqliteCodePools(db: Db, gc: GroupCommit, ob: OutboxWriter): CodePoolStore {
   const auditLog = sqliteChangeLogWriter(db);
   const q = {
     insertPool: db.prepare(`INSERT INTO code_pools (pool_id, title, description, image_url, sale_starts_at, sale_ends_at, created_at)
@@ -28,10 +30,12 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
     addImported: db.prepare('UPDATE code_pools SET imported = imported + ? WHERE pool_id = ?'),
     // OR IGNORE: a buyer who already has a code trips pool_codes_one_per_user and the row is left
     // as it was (no change, nothing returned); the caller then reads the buyer's code.
-    // Never from a pool its organizer took offline (the same statement decides).
+    // Never from a pool its organizer took offline, nor outside its sale window as stored: the same
+    // statement decides, whatever window the caller cached.
     grab: db.prepare(`UPDATE OR IGNORE pool_codes SET user_id = @userId, grabbed_at = @now
       WHERE code_id = (SELECT code_id FROM pool_codes WHERE pool_id = @poolId AND user_id IS NULL
-        AND NOT EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = @poolId AND p.offline = 1) ORDER BY code_id LIMIT 1)
+        AND EXISTS (SELECT 1 FROM code_pools p WHERE p.pool_id = @poolId AND p.offline = 0
+          AND p.sale_starts_at <= @now AND @now < p.sale_ends_at) ORDER BY code_id LIMIT 1)
       RETURNING pool_id, code, grabbed_at`),
     mine: db.prepare('SELECT pool_id, code, grabbed_at FROM pool_codes WHERE pool_id = ? AND user_id = ?'),
     myCodes: db.prepare(`SELECT c.pool_id, c.code, c.grabbed_at, p.title FROM pool_codes c JOIN code_pools p ON p.pool_id = c.pool_id
@@ -51,12 +55,14 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
   const change = db.prepare(`UPDATE code_pools SET title = @title, description = @description, image_url = @imageUrl, sale_ends_at = @saleEndsAt,
       offline = @offline, version = version + 1 WHERE pool_id = @poolId AND version = @expectedVersion`);
   return {
-    updateCodePool: ({ poolId, expectedVersion, details, audit }) => gc.write('updateCodePool', () => {
+    updateCodePool: ({ poolId, expectedVersion, details, audit, now }) => gc.write('updateCodePool', () => {
       if (q.exists.get(poolId) === undefined) return { ok: false as const, code: 'CODE_POOL_NOT_FOUND' as const };
       const changed = change.run({ poolId, expectedVersion, title: details.title, description: details.description, imageUrl: details.imageUrl, saleEndsAt: details.saleEndsAt, offline: details.offline ? 1 : 0 }).changes;
       if (changed !== 1) return { ok: false as const, stale: 'pool' as const };
       auditLog.append(audit);
-      return { ok: true as const, pool: toView(q.pool.get(poolId) as PoolRow) };
+      const pool = toView(q.pool.get(poolId) as PoolRow);
+      ob.append(now ?? Date.now(), [codePoolChanged(poolId, pool.version)]);
+      return { ok: true as const, pool };
     }),
     listCodePoolActivities: async (limit, now, withHidden) =>
       (catalog.all({ limit, now, hidden: withHidden ? 1 : 0 }) as { pool_id: string; title: string; image_url: string | null; sale_starts_at: number; sale_ends_at: number; offline: 0 | 1 }[])
@@ -82,7 +88,9 @@ export function sqliteCodePools(db: Db, gc: GroupCommit): CodePoolStore {
       const mine = q.mine.get(poolId, userId) as CodeRow | undefined;
       if (mine !== undefined) return { ok: true, fresh: false, grabbed: toGrabbed(mine) };
       const pool = q.pool.get(poolId) as PoolRow | undefined;
-      return { ok: false, code: pool === undefined ? 'CODE_POOL_NOT_FOUND' : pool.offline === 1 ? 'ACTIVITY_OFFLINE' : 'SOLD_OUT' };
+      if (pool === undefined) return { ok: false, code: 'CODE_POOL_NOT_FOUND' };
+      if (pool.offline === 1) return { ok: false, code: 'ACTIVITY_OFFLINE' };
+      return { ok: false, code: now < pool.sale_starts_at || now >= pool.sale_ends_at ? 'SALE_NOT_OPEN' : 'SOLD_OUT' };
     }),
     codeOfUser: async (poolId, userId) => {
       const row = q.mine.get(poolId, userId) as CodeRow | undefined;

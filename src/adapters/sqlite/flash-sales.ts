@@ -1,5 +1,5 @@
 import type { OutboxWriter } from './outbox.js';
-import { holdCreated, orderCreated } from '../shared/outbox-drafts.js';
+import { holdCreated, orderCreated, showChanged } from '../shared/outbox-drafts.js';
 import type { Database as Db } from 'better-sqlite3';
 import type { ActivitySummary, FlashSaleRecord, Hold, Order } from '../../domain/index.js';
 import type { FlashSale, FlashSaleStore, ShowStore, TakeFlashSaleOutcome, UpdateCampaignOutcome } from '../../ports/engine/index.js';
@@ -140,7 +140,10 @@ export function sqliteFlashSales(db: Db, gc: GroupCommit, shows: ShowCache, show
         if (changed !== 1) return { ok: false, stale: 'show' };
         q.offline.run(details.offline ? 1 : 0, input.activityId);
         auditLog.append(input.audit);
-        return { ok: true, sale: toSale(sale(input.activityId) as SaleRow) };
+        const updated = toSale(sale(input.activityId) as SaleRow);
+        // Same unit: other processes' read models take the new window through the change feed.
+        ob.append(input.now ?? Date.now(), [showChanged(updated.show)]);
+        return { ok: true, sale: updated };
       }),
 
     hasOrderOfActivity: async (userId, activityId) => q.participated.get({ userId, activityId }) !== undefined,

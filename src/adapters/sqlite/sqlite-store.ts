@@ -107,7 +107,7 @@ export function openSqliteStore(options: SqliteStoreOptions): Store {
     ...sqliteTickets(db, gc, shows, shared, choose, ob),
     ...sqliteIdempotency(db, gc),
     ...sqliteAudit(db, shared.linesOf),
-    ...sqliteCodePools(db, gc),
+    ...sqliteCodePools(db, gc, ob),
     ...sqliteDiscounts(db, gc),
     ...sqliteExports(db),
     ...sqliteWebhooks(db, gc),

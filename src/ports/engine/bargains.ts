@@ -110,6 +110,6 @@ export interface BargainStore {
    * rows hold.created + order.created written.
    */
   orderBargain(input: OrderBargainInput): Promise<OrderBargainOutcome>;
-  /** As updateCampaign, for a bargain: the details on the stored version, and offline. */
-  updateBargain(input: { readonly bargainId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null }): Promise<UpdateBargainOutcome>;
+  /** As updateCampaign, for a bargain: the details on the stored version, and offline; 'show.changed' in the outbox. */
+  updateBargain(input: { readonly bargainId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null; readonly now?: number }): Promise<UpdateBargainOutcome>;
 }

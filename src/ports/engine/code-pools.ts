@@ -61,7 +61,7 @@ export interface GrabCodeInput {
 export type GrabCodeOutcome =
   /** `fresh`: this call handed the code out; false: the buyer already had it (one per buyer). */
   | { readonly ok: true; readonly fresh: boolean; readonly grabbed: GrabbedCode }
-  | { readonly ok: false; readonly code: 'SOLD_OUT' | 'CODE_POOL_NOT_FOUND' | 'ACTIVITY_OFFLINE' };
+  | { readonly ok: false; readonly code: 'SOLD_OUT' | 'CODE_POOL_NOT_FOUND' | 'ACTIVITY_OFFLINE' | 'SALE_NOT_OPEN' };
 
 /** A row of a pool's winners export, in (grabbedAt, code) order. */
 export interface WinnerRow {
@@ -73,8 +73,13 @@ export interface WinnerRow {
 export interface CodePoolStore {
   /** As listFlashSaleActivities, for code pools (kind CODE_POOL), in the catalog's order (issue 23 item 1). */
   listCodePoolActivities(limit: number, now: number, withHidden: boolean): Promise<ActivitySummary[]>;
-  /** An organizer's change (PATCH /admin/activities/{id}): the details and offline, only on `expectedVersion` (else stale), version + 1. */
-  updateCodePool(input: { readonly poolId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null }): Promise<UpdateCodePoolOutcome>;
+  /**
+   * An organizer's change (PATCH /admin/activities/{id}): the details and offline, only on
+   * `expectedVersion` (else stale), version + 1, and an outbox row 'code-pool.changed' {poolId,
+   * version} in the same transaction, so every process drops the pool's cached window (the
+   * change feed).
+   */
+  updateCodePool(input: { readonly poolId: string; readonly expectedVersion: number; readonly details: CampaignDetails; readonly audit?: AuditEntryDraft | null; readonly now?: number }): Promise<UpdateCodePoolOutcome>;
   /** Inserts the pool (its id is new). */
   createCodePool(pool: CodePool, audit?: AuditEntryDraft | null): Promise<void>;
   getCodePool(poolId: string): Promise<CodePoolView | null>;
@@ -87,7 +92,10 @@ export interface CodePoolStore {
   /**
    * Pops one unassigned code and gives it to the buyer, atomically (one statement). One code per
    * buyer and pool is a unique index on (pool, user): a buyer who already has one gets it back
-   * with fresh = false, however many grabs race. No unassigned code left: SOLD_OUT.
+   * with fresh = false, however many grabs race. No unassigned code left: SOLD_OUT. The same
+   * statement checks the pool as stored: taken offline (ACTIVITY_OFFLINE) or `now` outside its sale
+   * window [saleStartsAt, saleEndsAt) (SALE_NOT_OPEN): a process whose cached window is stale
+   * never hands out a code after an organizer's change, however its cache lags.
    */
   grabCode(input: GrabCodeInput): Promise<GrabCodeOutcome>;
   /** The buyer's code of the pool, or null. */

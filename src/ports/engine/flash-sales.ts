@@ -52,6 +52,8 @@ export interface UpdateCampaignInput {
   readonly details: CampaignDetails;
   /** The audit-trail entry of the organizer's or admin's change, written in the same transaction when it commits. */
   readonly audit?: AuditEntryDraft | null | undefined;
+  /** When the change is made (its outbox row's time); absent: the store's clock. */
+  readonly now?: number;
 }
 
 export type UpdateCampaignOutcome = { readonly ok: true; readonly sale: FlashSale } | { readonly ok: false; readonly code: 'FLASH_SALE_NOT_FOUND' } | Stale<'show'>;
@@ -81,7 +83,12 @@ export interface FlashSaleStore {
    * awaitPayment and lapses with its hold (lapseHold gives the units back exactly once).
    */
   takeFlashSaleUnits(input: TakeFlashSaleInput): Promise<TakeFlashSaleOutcome>;
-  /** Precondition: the sale exists (else FLASH_SALE_NOT_FOUND), its show's version is expectedVersion (else stale). Effect: the details, version + 1. */
+  /**
+   * Precondition: the sale exists (else FLASH_SALE_NOT_FOUND), its show's version is
+   * expectedVersion (else stale). Effect: the details, version + 1, and an outbox row
+   * 'show.changed' in the same transaction, so every other process's read model takes the new
+   * window and words through the change feed (the buyer gate reads them from there).
+   */
   updateCampaign(input: UpdateCampaignInput): Promise<UpdateCampaignOutcome>;
   /** Whether the user has any order of this activity (seed 004's "participated"). */
   hasOrderOfActivity(userId: string, activityId: string): Promise<boolean>;

@@ -27,13 +27,15 @@ export type OutboxEventType =
   /** An activity's waiting room was turned on, off, or its rate or window changed (issue 24). */
   | 'waiting-room.changed'
   /** A buyer left an activity's line while admitted: their admission token ends (issue 33). */
-  | 'queue.left';
+  | 'queue.left'
+  /** An organizer changed a code pool (its window, offline, words): every process drops its cached window (issue 33). */
+  | 'code-pool.changed';
 
 export const outboxEventTypes: readonly OutboxEventType[] = [
   'hold.created', 'hold.expired', 'hold.released', 'order.created', 'order.paid', 'order.cancelled',
   'order.refunded', 'tickets.issued', 'ticket.checked_in', 'show.changed',
   'refund.requested', 'refund.completed', 'refund.failed', 'exchange.completed', 'waitlist.offered', 'show.cancelled', 'waiting-room.changed',
-  'queue.left',
+  'queue.left', 'code-pool.changed',
 ];
 
 export interface OutboxEvent {
