@@ -50,7 +50,7 @@ describe.each(storeFactories)('waiting rooms on $name', (factory) => {
     expect((await h.store.moveQueueEntry({ queueId: entry.queueId, from: 'ADMITTED', to: 'LEFT', now: T0 + 2_000, leftAdmission })).ok).toBe(true);
     // Already LEFT: stale, and no second row.
     expect((await h.store.moveQueueEntry({ queueId: entry.queueId, from: 'ADMITTED', to: 'LEFT', now: T0 + 3_000, leftAdmission })).ok).toBe(false);
-    const rows = (await h.store.readOutbox(head, 500)).events.filter((e) => e.type === 'queue.left');
+    const rows = await settledOutbox(h.store, head, 1, (e) => e.type === 'queue.left' && (e.data as { userId?: string }).userId === userId);
     expect(rows.map((e) => e.data)).toEqual([{ userId, activityId, admittedUntil: until }]);
   });
 
