@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from './context.js';
 import { exchangeOrder, type ExchangeCommand, type ExchangeResult } from './exchanges.js';
-import { beginKey } from './orders.js';
+import { beginKey, underClaim } from './orders.js';
 
 export interface KeyedExchange {
   readonly result: ExchangeResult;
@@ -26,16 +26,6 @@ export function exchangeRequestHash(command: Pick<ExchangeCommand, 'orderId' | '
 export async function exchangeOrderOnce(ctx: AppContext, command: ExchangeCommand, idempotencyKey: string): Promise<KeyedExchange> {
   const begun = await beginKey<ExchangeResult>(ctx, `exchange:${command.userId}`, idempotencyKey, exchangeRequestHash(command));
   if (begun.kind === 'replay') return { result: begun.order, replayed: true };
-  const { claim } = begun;
-  let result: ExchangeResult;
-  try {
-    result = await exchangeOrder(ctx, command);
-  } catch (error) {
-    await ctx.store.removeKey(claim).catch(() => undefined);
-    throw error;
-  }
-  // A retry that took the key over meanwhile (this request outlived the in-flight bound) answers
-  // for the key; completeKey then changes nothing, and this exchange still answers this request.
-  await ctx.store.completeKey({ ...claim, outcome: 'SUCCEEDED', responseBody: JSON.stringify(result) });
+  const result = await underClaim(ctx, begun.claim, () => exchangeOrder(ctx, command), (r) => r);
   return { result, replayed: false };
 }

@@ -4,7 +4,7 @@ import type { KeyClaim } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import { holdSeats, type PlaceHoldCommand, type PlacedHold } from './holds.js';
-import { beginKey } from './orders.js';
+import { beginKey, underClaim } from './orders.js';
 
 /** What a key's record keeps of the hold it made: enough to answer with the hold as it is now. */
 interface StoredHold {
@@ -64,17 +64,7 @@ export async function holdSeatsOnce(ctx: AppContext, command: PlaceHoldCommand, 
       return { hold: orphan, adjacent: stored.adjacent, replayed: true };
     }
   }
-  let placed: PlacedHold;
-  try {
-    placed = await holdSeats(ctx, { ...command, holdId: keyedHoldId(claim) });
-  } catch (error) {
-    await ctx.store.removeKey(claim).catch(() => undefined);
-    throw error;
-  }
-  const stored: StoredHold = { holdId: placed.hold.holdId, adjacent: placed.adjacent };
-  // If a retry took the key over meanwhile (this request outlived the in-flight bound), completeKey
-  // changes nothing and that retry answers for the key; this hold still answers this request.
-  await ctx.store.completeKey({ ...claim, outcome: 'SUCCEEDED', responseBody: JSON.stringify(stored) });
+  const placed = await underClaim(ctx, claim, () => holdSeats(ctx, { ...command, holdId: keyedHoldId(claim) }), (p): StoredHold => ({ holdId: p.hold.holdId, adjacent: p.adjacent }));
   return { ...placed, replayed: false };
 }
 

@@ -146,6 +146,24 @@ export async function beginKey<T = OrderView>(ctx: AppContext, scope: string, ke
   throw busy('idempotency key');
 }
 
+/**
+ * A claimed key's work (holds, exchanges): a refusal frees the key, since nothing changed and a
+ * retry may succeed; a success is remembered as `stored(result)`. A retry that took the key over
+ * meanwhile (this request outlived the in-flight bound) answers for the key: completeKey then
+ * changes nothing, and this request still gets its own result.
+ */
+export async function underClaim<R>(ctx: AppContext, claim: KeyClaim, work: () => Promise<R>, stored: (result: R) => unknown): Promise<R> {
+  let result: R;
+  try {
+    result = await work();
+  } catch (error) {
+    await ctx.store.removeKey(claim).catch(() => undefined);
+    throw error;
+  }
+  await ctx.store.completeKey({ ...claim, outcome: 'SUCCEEDED', responseBody: JSON.stringify(stored(result)) });
+  return result;
+}
+
 /** The stored answer to this key; null when the record is a dead request's (take it over); throws if the key cannot be used now. */
 function earlierAnswer<T>(existing: IdempotencyRecord, requestHash: string, deadBefore: number): Begun<T> | null {
   if (existing.requestHash !== requestHash) {

@@ -230,23 +230,14 @@ export const OrderHeaders = Type.Object({
 });
 
 /** A hold's optional request key (seed 002 §5): a retried hold never takes stock twice. */
-export const HoldHeaders = Type.Object({
-  'x-idempotency-key': Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: limits.idempotencyKeyLengthMax,
-    pattern: idempotencyKeyPattern,
-    description: 'Optional. Scoped to the signed-in user: the same key and body answer the same hold (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT',
-  })),
+/** An optional X-Idempotency-Key header (holds, exchanges), described for its route. */
+const optionalKeyHeaders = (description: string) => Type.Object({
+  'x-idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: limits.idempotencyKeyLengthMax, pattern: idempotencyKeyPattern, description })),
 });
 
-export const ExchangeHeaders = Type.Object({
-  'x-idempotency-key': Type.Optional(Type.String({
-    minLength: 1,
-    maxLength: limits.idempotencyKeyLengthMax,
-    pattern: idempotencyKeyPattern,
-    description: 'Optional. Scoped to the signed-in user: the same key and body answer the first exchange again (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT. A refused exchange changed nothing and frees the key',
-  })),
-});
+export const HoldHeaders = optionalKeyHeaders('Optional. Scoped to the signed-in user: the same key and body answer the same hold (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT');
+
+export const ExchangeHeaders = optionalKeyHeaders('Optional. Scoped to the signed-in user: the same key and body answer the first exchange again (201, idempotent-replayed: true), never a second one; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; while the first is still running, 409 IDEMPOTENCY_REQUEST_IN_FLIGHT. A refused exchange changed nothing and frees the key');
 
 export const OrderResponse = Type.Object({
   orderId: Type.String(),
