@@ -6,7 +6,7 @@ import { composeNode, type Node } from '../../src/compose.js';
 import { loadConfig } from '../../src/config.js';
 import { adminClient, ApiClient } from '../support/api-client.js';
 import { startTestNode, testOnPostgres, type TestNode } from '../support/backend.js';
-import { sleep } from '../support/wait.js';
+import { within } from '../support/wait.js';
 
 /**
  * Issue 33, Why 6 / What 4: the per-process caches of campaigns follow an organizer's change made
@@ -48,19 +48,6 @@ describe.runIf(testOnPostgres)('campaign caches across two processes', () => {
     return new ApiClient(b.app).logIn(name, 'password-123');
   }
 
-  /** Retries until `check` holds, or rethrows its last failure after `ms`; answers the time it took. */
-  async function within(ms: number, check: () => Promise<void>): Promise<number> {
-    const started = Date.now();
-    for (;;) {
-      try {
-        await check();
-        return Date.now() - started;
-      } catch (error) {
-        if (Date.now() - started > ms) throw error;
-        await sleep(20);
-      }
-    }
-  }
 
   const endSale = (activityId: string, at: number) => admin.request('PATCH', `/api/v1/admin/activities/${activityId}`, { saleEndsAt: iso(at) });
 

@@ -8,21 +8,8 @@ import { loadConfig } from '../../src/config.js';
 import { createShow as makeShow } from '../../src/domain/index.js';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
 import { startTestNode, testStore, type TestNode } from '../support/backend.js';
-import { sleep } from '../support/wait.js';
+import { sleep, within } from '../support/wait.js';
 
-/** Retries an assertion until it holds (the feed's delay), or rethrows its last failure after `timeoutMs`. */
-async function within(timeoutMs: number, check: () => Promise<unknown>): Promise<number> {
-  const started = Date.now();
-  for (;;) {
-    try {
-      await check();
-      return Date.now() - started;
-    } catch (error) {
-      if (Date.now() - started > timeoutMs) throw error;
-      await sleep(10);
-    }
-  }
-}
 
 /** A live event stream over a real socket: its raw text so far. */
 function openStream(url: string): { text: () => string; close: () => void } {

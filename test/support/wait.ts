@@ -10,3 +10,17 @@ export async function eventually<T>(probe: () => Promise<T | undefined>, timeout
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Retries an assertion until it holds (a change feed's delay, say), or rethrows its last failure after `timeoutMs`; answers the time it took. */
+export async function within(timeoutMs: number, check: () => Promise<unknown>): Promise<number> {
+  const started = Date.now();
+  for (;;) {
+    try {
+      await check();
+      return Date.now() - started;
+    } catch (error) {
+      if (Date.now() - started > timeoutMs) throw error;
+      await sleep(10);
+    }
+  }
+}
