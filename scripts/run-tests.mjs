@@ -94,6 +94,7 @@ async function chosenPasses() {
 
 // The timing report (scripts/test-timings.mjs) reads what test/support/timing-reporter.ts writes in this run.
 rmSync('test-results/timings.jsonl', { force: true });
+rmSync('test-results/slow-cases.jsonl', { force: true });
 const started = Date.now();
 const { names, skipped } = await chosenPasses();
 const shared = vitestRun(names, [], alone);

@@ -10,15 +10,20 @@ import type { Reporter, TestModule } from 'vitest/node';
  * slows the suite is seen.
  */
 export const timingsFile = resolve(import.meta.dirname, '../../test-results/timings.jsonl');
+/** The cases of two seconds or more, one line each (what a slow file spends its time on). */
+export const slowCasesFile = resolve(import.meta.dirname, '../../test-results/slow-cases.jsonl');
 
 export default class TimingReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     const root = resolve(import.meta.dirname, '../..');
+    const slow: string[] = [];
     const lines = testModules.map((module) => {
       const d = module.diagnostic();
       const counts = { passed: 0, failed: 0, skipped: 0 };
       for (const test of module.children.allTests()) {
         const state = test.result().state;
+        const took = test.diagnostic()?.duration ?? 0;
+        if (took >= 2_000) slow.push(JSON.stringify({ pass: module.project.name, file: relative(root, module.moduleId), test: test.fullName, ms: Math.round(took) }));
         if (state === 'passed') counts.passed++;
         else if (state === 'failed') counts.failed++;
         else counts.skipped++;
@@ -31,5 +36,6 @@ export default class TimingReporter implements Reporter {
     if (lines.length === 0) return;
     mkdirSync(dirname(timingsFile), { recursive: true });
     appendFileSync(timingsFile, `${lines.join('\n')}\n`);
+    if (slow.length > 0) appendFileSync(slowCasesFile, `${slow.join('\n')}\n`);
   }
 }
