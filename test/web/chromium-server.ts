@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import type { TestProject } from 'vitest/node';
-import { chromiumArgs, chromiumPath } from './chromium.js';
+import { chromiumArgs, chromiumPath, featuresDropped } from './chromium.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -21,6 +21,8 @@ export default async function setup(project: TestProject): Promise<(() => Promis
     return undefined;
   }
   const server = await chromium.launchServer({ executablePath: chromiumPath, args: [...chromiumArgs] });
+  const dropped = featuresDropped(server.process().spawnargs);
+  if (dropped.length > 0) console.warn(`test/web/chromium.ts: Playwright now also disables ${dropped.join(', ')}; add them to disabledFeatures (Chromium keeps only the last --disable-features)`);
   project.provide('chromiumWsEndpoint', server.wsEndpoint());
   return async () => {
     await server.close();
