@@ -1,3 +1,7 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { buildSync } from 'esbuild';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 import { passes } from './scripts/test-passes.mjs';
 
@@ -29,6 +33,28 @@ const chosen: { name: string; pass: Pass }[] = named.length === 0
     return { name, pass };
   });
 
+/**
+ * The SQLite store's thread, bundled once per run from the sources (packages left external): the
+ * tests open hundreds of stores, and each thread registering tsx and transforming the sources again
+ * cost about 200 ms of CPU (src/adapters/sqlite/store-thread.ts reads the variable). Named by its
+ * content, written then renamed, so runs side by side never read a half-written file; bundles of
+ * other sources older than a day are removed.
+ */
+function storeThreadBundle(): string {
+  const dir = resolve('node_modules/.cache/ticketrush-tests');
+  mkdirSync(dir, { recursive: true });
+  const built = buildSync({ entryPoints: ['src/adapters/sqlite/store-thread-worker.ts'], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', sourcemap: 'inline', write: false, logLevel: 'error' });
+  const text = built.outputFiles[0]!.contents;
+  const file = join(dir, `store-thread-worker-${createHash('sha256').update(text).digest('hex').slice(0, 16)}.mjs`);
+  const dayAgo = Date.now() - 86_400_000;
+  for (const old of readdirSync(dir)) if (join(dir, old) !== file && statSync(join(dir, old)).mtimeMs < dayAgo) rmSync(join(dir, old), { force: true });
+  const partial = `${file}.${process.pid}.tmp`;
+  writeFileSync(partial, text);
+  renameSync(partial, file);
+  return file;
+}
+const storeThread = storeThreadBundle();
+
 const globsOf = (suites: readonly string[]): string[] => (suites.length === 0 ? ['test/**/*.test.ts'] : suites.map((s) => (s.endsWith('.ts') ? s : `${s}/**/*.test.ts`)));
 const isWeb = (suite: string): boolean => suite === 'test/web' || suite.startsWith('test/web/');
 
@@ -36,7 +62,7 @@ const shared = { pool: 'forks', isolate: false, testTimeout: 60_000, hookTimeout
 
 const projects: TestProjectInlineConfiguration[] = chosen.flatMap(({ name, pass }) => {
   // Child servers inherit the lowest scrypt cost too (test nodes set it themselves: test/support/backend.ts).
-  const env = { TICKETRUSH_TEST_STORE: pass.store, TICKETRUSH_SCRYPT_COST: process.env.TICKETRUSH_SCRYPT_COST ?? '1024' };
+  const env = { TICKETRUSH_TEST_STORE: pass.store, TICKETRUSH_SCRYPT_COST: process.env.TICKETRUSH_SCRYPT_COST ?? '1024', TICKETRUSH_STORE_THREAD_BUNDLE: storeThread };
   const node: TestProjectInlineConfiguration = { test: { ...shared, name, env, include: globsOf(pass.suites), exclude: ['test/web/**', ...excluded] } };
   const web = pass.suites.length === 0 ? ['test/web'] : pass.suites.filter(isWeb);
   if (web.length === 0) return [node];

@@ -35,6 +35,7 @@ import { exportRoutes } from './routes/exports.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { blocklistRoutes } from './routes/blocklist.js';
+import { sharedSchemaCompilers } from './schema-compilers.js';
 import { installStrictBodies } from './strict-body.js';
 import { waitingRoomRoutes } from './routes/waiting-rooms.js';
 import { serveWeb } from './web.js';
@@ -102,6 +103,8 @@ export async function buildHttpApp(deps: HttpDeps): Promise<FastifyInstance> {
     // nothing. Only the listed proxies' header is believed (TICKETRUSH_TRUST_PROXY).
     trustProxy: deps.trustProxy !== undefined && deps.trustProxy.length > 0 ? [...deps.trustProxy] : false,
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+    // Route validators and serializers compiled once per process, not once per app built.
+    schemaController: sharedSchemaCompilers,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const allowedMethods = new AllowedMethods();

@@ -34,10 +34,33 @@ function timePart(ms: number): string {
 }
 
 /**
+ * A per-process counter within the millisecond (four base32 digits, wrapping at about a million):
+ * lists that page by id, like the audit log's "newest first", then keep one process's ids of the
+ * same millisecond in the order they were made instead of in random order.
+ */
+let lastMs = 0;
+let sequence = 0;
+function sequencePart(ms: number): string {
+  sequence = ms === lastMs ? (sequence + 1) % 1_048_576 : 0;
+  lastMs = ms;
+  let out = '';
+  let rest = sequence;
+  for (let i = 0; i < 4; i++) {
+    out = (timeAlphabet[rest % 32] as string) + out;
+    rest = Math.floor(rest / 32);
+  }
+  return out;
+}
+
+/**
  * Opaque ids: a millisecond time prefix, so new rows land at the end of the database's B-trees
- * instead of all over them, then 96 random bits, which keep them unguessable without coordination.
+ * instead of all over them, a sequence within the millisecond, then 96 random bits, which keep
+ * them unguessable without coordination.
  */
 export const randomIds: IdSource = {
-  newId: (kind) => `${prefixes[kind]}_${timePart(Date.now())}${randomPart()}`,
+  newId: (kind) => {
+    const ms = Date.now();
+    return `${prefixes[kind]}_${timePart(ms)}${sequencePart(ms)}${randomPart()}`;
+  },
   newTicketCode: () => Array.from({ length: ticketCodeLength }, () => codeAlphabet[randomInt(codeAlphabet.length)]).join(''),
 };

@@ -111,9 +111,14 @@ export async function openSqliteStoreThread(options: SqliteStoreOptions): Promis
 /**
  * The worker's entry: the compiled module next to this one, or, where this module runs as
  * TypeScript (the tests), the TypeScript one, loaded after tsx's loader is registered in the thread.
+ * Registering tsx and transforming the store's sources again in every thread costs about 200 ms of
+ * CPU per store, and the tests open hundreds: the test run bundles the worker from the same sources
+ * once (vitest.config.ts) and names the bundle in TICKETRUSH_STORE_THREAD_BUNDLE.
  */
 function startWorker(options: SqliteStoreOptions): Worker {
   const typescript = import.meta.url.endsWith('.ts');
+  const bundle = typescript ? process.env.TICKETRUSH_STORE_THREAD_BUNDLE : undefined;
+  if (bundle !== undefined && bundle !== '') return new Worker(bundle, { workerData: options });
   const entry = new URL(`./store-thread-worker.${typescript ? 'ts' : 'js'}`, import.meta.url).href;
   if (!typescript) return new Worker(new URL(entry), { workerData: options });
   const program = `
