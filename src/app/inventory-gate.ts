@@ -1,4 +1,4 @@
-import { setImmediate as yieldToLoop } from 'node:timers/promises';
+import { setTimeout as sleep, setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SeatLayout, limits } from '../domain/index.js';
 import type { InventoryChanges, Store } from '../ports/engine/index.js';
 import type { GateChanges, GateHealth, InventoryGate } from '../ports/inventory-gate.js';
@@ -58,11 +58,18 @@ export class GateService {
 
   /**
    * Rebuilds the show from the database now (after a rush, or when an operator doubts the gate):
-   * it refuses nothing meanwhile. True when rebuilt.
+   * it refuses nothing meanwhile. True when rebuilt. A rebuild lease held elsewhere (a process that
+   * died mid-rebuild keeps it until it lapses, 10 s by default) is waited out, retrying every
+   * pause, for up to `waitMs`: answering false at once would leave the gate as the dead process left it.
    */
-  async repair(showId: string): Promise<boolean> {
-    await this.port.forget(showId);
-    return this.rebuild(showId);
+  async repair(showId: string, waitMs = 15_000): Promise<boolean> {
+    const until = this.now() + waitMs;
+    for (;;) {
+      await this.port.forget(showId);
+      if (await this.rebuild(showId)) return true;
+      if (this.now() >= until) return false;
+      await sleep(rebuildPauseMs);
+    }
   }
 
   /** Waits for the show's running rebuild, if any (tests, shutdown). */
