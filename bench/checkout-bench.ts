@@ -8,7 +8,6 @@
 // secret, as a real provider's would: no sandbox delay in the figures. 127.0.0.1 only, bounded
 // (BENCH_SECONDS per round, at most one show of 80,000 seats per backend).
 import autocannon from 'autocannon';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { startChildServer, type ChildServer } from '../test/support/child-server
 import { createSchema, dropSchema, postgresReachable, uniqueSchemaName } from '../test/support/postgres.js';
 import { deleteRedisKeys, redisReachable } from '../test/support/redis.js';
 import { call, login } from './api-call.js';
+import { runJsonChild } from './json-child.js';
 import type { CheckoutJob, CheckoutResult } from './checkout-client.js';
 import { treeCpuMs } from './process-cpu.js';
 
@@ -35,17 +35,7 @@ const goal = 0.1;
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 
-function runClient(job: CheckoutJob): Promise<CheckoutResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'checkout-client.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim()) as CheckoutResult) : reject(new Error(`checkout client exited with ${String(code)}`))));
-  });
-}
+const runClient = (job: CheckoutJob): Promise<CheckoutResult> => runJsonChild<CheckoutJob, CheckoutResult>('checkout-client.ts', job, job.warmupSeconds + job.seconds + 60);
 
 async function helloPostRate(url: string): Promise<number> {
   const result = await autocannon({ url: `${url}/hello`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ seatIds: ['A-1-1'] }), connections, duration: seconds });

@@ -7,7 +7,6 @@
 // BUSY from the in-flight bound) answered with p99 <= 50 ms. The generator is a child process of
 // its own (bench/open-loop.ts) whose CPU is printed apart from the server's. SQLite, 127.0.0.1,
 // bounded (BENCH_SECONDS each phase). Runs when BENCH_PARTS is unset or names `overload`.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { startChildServer, type ChildServer } from '../test/support/child-server
 import type { GeneratorJob, GeneratorResult } from './open-loop.js';
 import { treeCpuMs } from './process-cpu.js';
 import { call, login } from './api-call.js';
+import { runJsonChild } from './json-child.js';
 
 const parts = (process.env.BENCH_PARTS ?? 'overload').split(',').map((p) => p.trim());
 const seconds = Number(process.env.BENCH_SECONDS ?? 6);
@@ -52,25 +52,7 @@ async function createShow(base: string, token: string, title: string): Promise<{
 }
 
 /** Runs the generator in its own process and returns what it measured. */
-function runGenerator(job: GeneratorJob): Promise<GeneratorResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(import.meta.dirname, 'open-loop.ts'), JSON.stringify(job)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += chunk.toString('utf8');
-    });
-    const killer = setTimeout(() => child.kill('SIGKILL'), (job.seconds + 60) * 1000);
-    child.once('exit', (code) => {
-      clearTimeout(killer);
-      if (code !== 0) return reject(new Error(`the load generator exited with ${String(code)}`));
-      try {
-        resolve(JSON.parse(out.trim().split('\n').pop() ?? '') as GeneratorResult);
-      } catch (error) {
-        reject(error as Error);
-      }
-    });
-  });
-}
+const runGenerator = (job: GeneratorJob): Promise<GeneratorResult> => runJsonChild<GeneratorJob, GeneratorResult>('open-loop.ts', job, job.seconds + 60);
 
 interface Phase { readonly result: GeneratorResult; readonly serverCpuMs: number }
 
