@@ -57,7 +57,13 @@ export async function claimUnitsThroughGate(
     gate.claims.refused++;
     throw new AppError('NOT_ENOUGH_SEATS', `no places left for ${quantity}`, { available: take.left });
   }
-  if (take?.kind !== 'taken') return claim();
+  if (take?.kind !== 'taken') {
+    const outcome = await claim();
+    // Granted while the gate could not be asked: it still counts these places free (no relay brings
+    // takes of units), so it is rebuilt from the database once Redis answers again.
+    if (take === null && outcome.ok) gate.missedTake(showId);
+    return outcome;
+  }
   let outcome: ClaimOutcome;
   try {
     outcome = await claim();
@@ -101,6 +107,7 @@ async function learnGrant(gate: GateService, entry: ShowSeats, outcome: ClaimOut
 async function ask<T extends TakeSeatsOutcome | TakeUnitsOutcome>(gate: GateService, showId: string, take: () => Promise<T>): Promise<T | null> {
   try {
     const answer = await take();
+    gate.answered(showId);
     if (answer.kind === 'notBuilt') {
       gate.claims.bypassed++;
       gate.triggerRebuild(showId);

@@ -12,6 +12,9 @@ const rebuildsAtOnceMax = 4;
 /** After a rebuild that did not finish (busy elsewhere, fence broken, Redis away), no new try for this long. */
 const rebuildPauseMs = 250;
 const pausesMax = 10_000;
+/** Shows remembered as missed by a grant (oldest dropped first), and heal tries per miss before waiting for Redis's next answer. */
+const missedMax = 10_000;
+const healTriesMax = 40;
 
 /**
  * The application's side of the Redis gate: the port, plus the rebuild of a show the gate lost
@@ -29,6 +32,15 @@ export class GateService {
   writesLost = 0;
   /** Claims the gate refused (the store never saw them), took first, or could not answer (not built, Redis away). */
   readonly claims = { refused: 0, taken: 0, bypassed: 0 };
+  /**
+   * Shows whose counted places a grant took while the gate could not be asked (Redis away or slow,
+   * the breaker open): the gate still counts them free, and no relay brings takes of units (only
+   * give-backs), so it stays too high until rebuilt. Healed (forgotten, then rebuilt from the
+   * database) as soon as Redis answers again. Bounded.
+   */
+  private readonly missed = new Map<string, { tries: number; forgotten: boolean }>();
+  /** Heals begun, for tests and metrics. */
+  heals = 0;
 
   constructor(
     readonly port: InventoryGate,
@@ -39,6 +51,59 @@ export class GateService {
 
   health(): GateHealth {
     return this.port.health();
+  }
+
+  /** A grant took units of the show without the gate (it could not be asked): heal it as soon as Redis answers. */
+  missedTake(showId: string): void {
+    const miss = this.missed.get(showId);
+    if (miss !== undefined) {
+      // A new miss after the forget: the rebuild to come must read the database after this grant too.
+      miss.forgotten = false;
+    } else {
+      if (this.missed.size >= missedMax) this.missed.delete(this.missed.keys().next().value as string);
+      this.missed.set(showId, { tries: 0, forgotten: false });
+    }
+    this.heal(showId);
+  }
+
+  /** Redis answered for the show: a take it missed earlier can be healed now. */
+  answered(showId: string): void {
+    if (this.missed.has(showId)) this.heal(showId);
+  }
+
+  /**
+   * Forgets the show once (claims go to the database meanwhile; a rebuild under way elsewhere fails
+   * its fence) and rebuilds it from the database. A rebuild that cannot finish yet (Redis refusing,
+   * another process's rebuild holding the lease, places coming back meanwhile) is tried again after
+   * a pause, a bounded number of times; after that the next answer for the show tries again. Only
+   * the first step forgets: forgetting on every try would undo the rebuild another process just made.
+   */
+  private heal(showId: string): void {
+    const miss = this.missed.get(showId);
+    if (miss === undefined) return;
+    // A rebuild under way here may have read the database before the missed grant committed: heal after it.
+    const running = this.rebuilding.get(showId);
+    if (running !== undefined) {
+      void running.finally(() => this.heal(showId));
+      return;
+    }
+    miss.tries++;
+    const again = () => {
+      if (miss.tries < healTriesMax) setTimeout(() => this.heal(showId), rebuildPauseMs).unref();
+      else miss.tries = 0;
+    };
+    const forgotten = miss.forgotten ? Promise.resolve() : this.port.forget(showId).then(() => {
+      miss.forgotten = true;
+    });
+    const run = forgotten
+      .then(() => this.rebuild(showId))
+      .then((built) => {
+        if (!built) return again();
+        this.missed.delete(showId);
+        this.heals++;
+      }, again)
+      .finally(() => this.rebuilding.delete(showId));
+    this.rebuilding.set(showId, run);
   }
 
   /** Starts a rebuild of the show unless one runs or ran just now; never waits for it. */

@@ -93,7 +93,19 @@ describe.skipIf(!redisUp)('three processes relaying the outbox into one Redis ga
     async function expectAgree(step: string, expected: number): Promise<string> {
       await relayRace();
       const store = (await first.node.ctx.store.availability(showId))?.find((s) => s.sectionId === 'GA')?.available;
-      const inGate = Number(await redis.hget(unitsKey, 'GA'));
+      // A place granted while Redis could not answer in time (a loaded machine: three servers in
+      // this process) is healed by a rebuild once it answers: the gate is exact again a moment later.
+      let inGate = Number(await redis.hget(unitsKey, 'GA'));
+      for (let i = 0; i < 200 && inGate !== expected; i++) {
+        await sleep(50);
+        await Promise.all(nodes.map((n) => n.node.ctx.gate?.settled(showId)));
+        inGate = Number(await redis.hget(unitsKey, 'GA'));
+      }
+      if (inGate !== expected) {
+        const keys = gateKeys(first.database.env.TICKETRUSH_REDIS_PREFIX as string, showId);
+        console.log('gate disagrees', step, { built: await redis.exists(keys[0] as string), gen: await redis.get(keys[4] as string), applied: await redis.get(keys[6] as string), lease: await redis.get(keys[5] as string) },
+          nodes.map((n) => ({ rebuilds: n.node.ctx.gate?.rebuilds, misses: n.node.ctx.gate?.rebuildMisses, heals: n.node.ctx.gate?.heals, claims: n.node.ctx.gate?.claims, lost: n.node.ctx.gate?.writesLost })));
+      }
       expect({ step, store, gate: inGate }).toEqual({ step, store: expected, gate: expected });
       const audit = await auditConfiguredStore(first.node.config);
       expect({ step, redis_gate: audit.counts.redis_gate, violations: audit.violations.filter((v) => v.check === 'redis_gate') }).toEqual({ step, redis_gate: 0, violations: [] });

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { GateUnavailableError, gateKeys, openRedisGate } from '../../src/adapters/redis/redis-gate.js';
 import { testRedisUrl } from '../support/backend.js';
@@ -85,10 +86,18 @@ describe.skipIf(!redisUp)('seats', () => {
     expect(await gate.takeSeats(showId, [1])).toEqual({ kind: 'refused', indexes: [1], versions: [2] });
   });
 
-  it('one rebuild at a time per show; a built show needs none', async () => {
+  it('one rebuild at a time per show across processes; a built show needs none', async () => {
     const first = await gate.beginRebuild(showId);
     expect(first.kind).toBe('fence');
-    expect(await gate.beginRebuild(showId)).toEqual({ kind: 'busy' });
+    // Another process (its own owner id) finds the show busy; this one renews its own lease.
+    const other = openRedisGate({ url: testRedisUrl, prefix, commandTimeoutMs: 1_000 });
+    if (other.redis.status !== 'ready') await once(other.redis, 'ready');
+    try {
+      expect(await other.beginRebuild(showId)).toEqual({ kind: 'busy' });
+    } finally {
+      await other.close();
+    }
+    expect((await gate.beginRebuild(showId)).kind).toBe('fence');
     if (first.kind !== 'fence') return;
     expect(await gate.rebuildStep(showId, { fence: first.fence, from: 0, taken: [], versions: [], finish: { unitsLeft: [] } })).toBe(true);
     expect(await gate.beginRebuild(showId)).toEqual({ kind: 'built' });

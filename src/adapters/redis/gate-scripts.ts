@@ -141,25 +141,36 @@ end
 return {1}
 `;
 
-/** ARGV: owner, leaseMs. Built: nothing to do. Else takes the lease and answers the fence (gen). */
+/**
+ * ARGV: owner, leaseMs. Built: nothing to do. Else takes the lease, or renews it when it is already
+ * this owner's (one process: its GateService runs one rebuild of a show at a time, and a rebuild
+ * whose step timed out must not find its own lease busy until it lapses), and answers the fence (gen).
+ */
 export const beginRebuildLua = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return {1} end
-if not redis.call('SET', KEYS[6], ARGV[1], 'NX', 'PX', ARGV[2]) then return {0} end
+local holder = redis.call('GET', KEYS[6])
+if holder and holder ~= ARGV[1] then return {0} end
+redis.call('SET', KEYS[6], ARGV[1], 'PX', ARGV[2])
 return {2, redis.call('GET', KEYS[5]) or '0'}
 `;
 
 /**
  * ARGV: gen, owner, leaseMs, builtTtlMs, from, taken ('0'/'1' per seat), finish (0/1), seatCount,
  * appliedThrough ('' for none), then seatCount versions, then (sectionId, left) pairs when
- * finishing. Refused (0) unless gen is unchanged and the lease is still ours. Seats: the snapshot's
+ * finishing. Refused (0) unless gen is unchanged and the lease is still ours; a broken fence
+ * drops our lease, so the rebuild's next attempt (or another process's) can begin at once instead
+ * of finding the show busy until the lease lapses. Seats: the snapshot's
  * state wins over a version not newer than its own (equal included: a take that leaked is
  * cleared), loses to a newer one. Finishing sets the counts and the marker, moves the applied
  * position up to appliedThrough (those changes are in the snapshot's counts: a relay still behind
  * must not add them again) and drops the lease.
  */
 export const rebuildStepLua = `${positionAfterLua}
-if (redis.call('GET', KEYS[5]) or '0') ~= ARGV[1] then return {0} end
 if redis.call('GET', KEYS[6]) ~= ARGV[2] then return {0} end
+if (redis.call('GET', KEYS[5]) or '0') ~= ARGV[1] then
+  redis.call('DEL', KEYS[6])
+  return {0}
+end
 redis.call('PEXPIRE', KEYS[6], ARGV[3])
 local from = tonumber(ARGV[5])
 local taken = ARGV[6]

@@ -164,7 +164,11 @@ export function openRedisGate(options: RedisGateOptions): InventoryGate & { read
     async forget(showId): Promise<void> {
       if (!breaker.allow()) throw new GateUnavailableError('redis gate skipped: circuit open');
       try {
-        await redis.del(gateKeys(options.prefix, showId)[0] as string);
+        // The marker goes and gen moves in one transaction (MULTI): a rebuild already under way,
+        // whose snapshot may predate what made the caller doubt the gate, then fails its fence and
+        // reads the database again instead of setting the marker on a stale picture.
+        const [built, , , , gen] = gateKeys(options.prefix, showId) as [string, string, string, string, string];
+        await redis.multi().del(built).incr(gen).exec();
         breaker.succeeded();
       } catch (error) {
         breaker.failed();
