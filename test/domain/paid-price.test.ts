@@ -83,5 +83,8 @@ describe('an order\'s money for the exports (issue 32): each cent counted once',
     expect(orderMoney({ ...facts, status: 'CANCELLED' })).toEqual({ grossCents: 0, refundedCents: 0, netCents: 0 });
     // A late payment refunded whole (not through a refund row): all of it went back.
     expect(orderMoney({ ...facts, status: 'REFUNDED' })).toEqual({ grossCents: 760, refundedCents: 608, netCents: 0 });
+    // Partly exchanged (304 carried out, of which a cheaper swap's 100 is still going back), the rest refunded whole:
+    // the pending 100 is still the order's until the provider pays it.
+    expect(orderMoney({ ...facts, status: 'REFUNDED', refundedCents: 304, carriedOutCents: 204 })).toEqual({ grossCents: 760, refundedCents: 304, netCents: 100 });
   });
 });
