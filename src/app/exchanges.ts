@@ -1,4 +1,4 @@
-import { allocatePaidCents, checkExchangeWindow, exchangeDifferenceReason, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
+import { allocatePaidCents, checkExchangeWindow, exchangeDifferenceReason, exchangeTickets, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
 import type { Exchange, Refund, TicketDraft } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -75,6 +75,8 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
   // Refusals that need no new seats are given before any hold is placed.
   unwrap(checkExchangeWindow(oldShow, actor, ctx.clock.now()));
   if (visible.status !== 'TICKETED') throw new AppError('ORDER_NOT_TICKETED', `an order in ${visible.status} cannot be exchanged`, { status: visible.status });
+  // The tickets to give up (named, or every valid one) are checked before anything is held; the plan checks them again with the hold.
+  unwrap(exchangeTickets(await ctx.store.ticketsByOrder(visible.orderId), command.ticketIds ?? null));
   const newShowId = command.showId ?? visible.showId;
   // The hold is the buyer's, whoever asks (an organizer exchanges on the buyer's behalf).
   const { hold } = await holdSeats(ctx, {

@@ -84,6 +84,29 @@ export function checkExchangeWindow(show: Pick<Show, 'startsAt' | 'exchangeUntil
 }
 
 /**
+ * The tickets an exchange gives up: the named ones, each a VALID ticket of the order, once
+ * (TICKET_NOT_EXCHANGEABLE otherwise); null: every VALID ticket, and then none may be USED
+ * (ORDER_NOT_TICKETED, as for none left). The app asks it before holding the new seats too.
+ */
+export function exchangeTickets(tickets: readonly Ticket[], ticketIds: readonly string[] | null): Result<Ticket[]> {
+  const valid = tickets.filter((t) => t.status === 'VALID' && ticketMachine.can(t.status, 'INVALIDATE'));
+  let chosen: Ticket[];
+  if (ticketIds === null) {
+    if (tickets.some((t) => t.status === 'USED')) return fail('ORDER_NOT_TICKETED', 'a ticket of this order was already used');
+    chosen = valid;
+  } else {
+    const asked = new Set(ticketIds);
+    if (asked.size !== ticketIds.length || asked.size === 0) return fail('TICKET_NOT_EXCHANGEABLE', 'name each ticket to exchange once');
+    chosen = valid.filter((t) => asked.has(t.ticketId));
+    if (chosen.length !== asked.size) {
+      return fail('TICKET_NOT_EXCHANGEABLE', 'a named ticket is not a valid ticket of this order', { ticketIds: [...asked].filter((id) => !chosen.some((t) => t.ticketId === id)) });
+    }
+  }
+  if (chosen.length === 0) return fail('ORDER_NOT_TICKETED', 'the order has no valid ticket left to exchange');
+  return ok(chosen);
+}
+
+/**
  * Decides an exchange (改签) of a TICKETED order, whole or the named tickets, for the seats of a
  * new hold. Refusals (typed, nothing thrown):
  * - EXCHANGE_NOT_ALLOWED: a buyer past the old show's deadline (or it has no exchange policy);
@@ -108,20 +131,9 @@ export function planExchange(request: ExchangeRequest, show: Pick<Show, 'startsA
   const window = checkExchangeWindow(show, request.actor, now);
   if (!window.ok) return window;
   if (order.status !== 'TICKETED') return fail('ORDER_NOT_TICKETED', `an order in ${order.status} cannot be exchanged`);
-  const valid = tickets.filter((t) => t.status === 'VALID' && ticketMachine.can(t.status, 'INVALIDATE'));
-  let chosen: Ticket[];
-  if (request.ticketIds === null) {
-    if (tickets.some((t) => t.status === 'USED')) return fail('ORDER_NOT_TICKETED', 'a ticket of this order was already used');
-    chosen = valid;
-  } else {
-    const asked = new Set(request.ticketIds);
-    if (asked.size !== request.ticketIds.length || asked.size === 0) return fail('TICKET_NOT_EXCHANGEABLE', 'name each ticket to exchange once');
-    chosen = valid.filter((t) => asked.has(t.ticketId));
-    if (chosen.length !== asked.size) {
-      return fail('TICKET_NOT_EXCHANGEABLE', 'a named ticket is not a valid ticket of this order', { ticketIds: [...asked].filter((id) => !chosen.some((t) => t.ticketId === id)) });
-    }
-  }
-  if (chosen.length === 0) return fail('ORDER_NOT_TICKETED', 'the order has no valid ticket left to exchange');
+  const picked = exchangeTickets(tickets, request.ticketIds);
+  if (!picked.ok) return picked;
+  const chosen = picked.value;
   if (newHold.userId !== order.userId || !holdMachine.can(newHold.status, 'CONFIRM')) return fail('HOLD_NOT_ACTIVE', 'the new hold is not active');
   if (newHold.expiresAt <= now) return fail('HOLD_EXPIRED', 'the new hold has expired');
   const oldListCents = chosen.reduce((sum, t) => sum + (request.oldListCentsOf(t.sectionId) ?? 0), 0);
