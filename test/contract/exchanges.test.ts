@@ -106,6 +106,8 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     expect((await h.store.getOrder(old.orderId))?.status).toBe('TICKETED');
     expect(await h.store.refundsByOrder(old.orderId)).toEqual([refund]);
     expect(await h.store.refundedCentsOfOrder(old.orderId)).toBe(30);
+    // The auditor learns which orders gave tickets up (a partly exchanged order may later be REFUNDED beside a PARTIALLY_REFUNDED payment).
+    expect((await audit(h.store, show.showId)).exchangedOutOrderIds).toEqual([old.orderId]);
     const settled = await h.store.settleRefund({ refundId: refund.refundId, outcome: 'REFUNDED', reason: null, now: T0 + 300 });
     expect(settled.ok && settled.refund).toMatchObject({ status: 'REFUNDED', reason: 'exchange difference', ticketIds: [] });
     expect((await h.store.getOrder(old.orderId))?.refundedCents).toBe(30);
