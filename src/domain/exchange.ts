@@ -34,7 +34,7 @@ export interface ExchangePlan {
   readonly oldTicketIds: readonly string[];
   /**
    * What the tickets given up bring into the new order: their paid prices (never their list
-   * price), and never more than what is left of the order after its refunds.
+   * price), and never more than what is left of the order after its refunds and earlier exchanges.
    */
   readonly carriedCents: number;
   /** The new seats' list price minus the list price of the tickets given up (0: an even swap, < 0: cheaper). */
