@@ -1,8 +1,11 @@
-import { allocatePaidCents, checkExchangeWindow, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
-import type { Exchange, TicketDraft } from '../ports/engine/index.js';
+import { allocatePaidCents, checkExchangeWindow, exchangeDifferenceReason, exchangeTickets, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
+import type { Exchange, Refund, TicketDraft } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
+import { enqueueJob } from './enqueue.js';
 import { holdSeats, releaseHold, type HoldRequest } from './holds.js';
+import { carriedOutOf, sourcePaymentOf } from './money-source.js';
+import { processRefundKey, refundView, type RefundView } from './refunds.js';
 import { encodeTicketQr } from './ticket-qr.js';
 import { orderView, ticketView, type OrderView, type TicketView } from './views.js';
 
@@ -12,6 +15,8 @@ export interface ExchangeCommand {
   /** The show of the new seats; the order's own show when absent. */
   readonly showId: string | null;
   readonly request: HoldRequest;
+  /** The tickets to give up (a partial exchange); null or absent: every VALID ticket of the order. */
+  readonly ticketIds?: readonly string[] | null;
   /** The X-Admission-Token sent: the new seats' activity may have its waiting room on. */
   readonly admissionToken?: string | undefined;
 }
@@ -28,6 +33,8 @@ export interface ExchangeView {
 
 export interface ExchangeResult {
   readonly exchange: ExchangeView;
+  /** A cheaper swap's difference going back to the money's source (PENDING until the provider confirms it); null for an even swap. */
+  readonly refund: RefundView | null;
   readonly order: OrderView;
   readonly tickets: TicketView[];
 }
@@ -49,12 +56,14 @@ async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<v
 }
 
 /**
- * An exchange (改签) of a whole TICKETED order: the new seats are HELD first through the ordinary
- * hold claim (same show or another), then one store operation swaps them in, all or nothing. If
- * anything refuses, the buyer keeps the old tickets and the new hold is released. The buyer may
- * exchange until the show's exchangeUntilHoursBefore; an admin (organizer) any time. Someone
- * else's order is 404. Only even swaps (same list price) are supported; the new order's charge is
- * the value the old tickets carry (their paid prices), so a discount travels with the exchange.
+ * An exchange (改签) of a TICKETED order, whole or the named tickets: the new seats are HELD first
+ * through the ordinary hold claim (same show or another), then one store operation swaps them in,
+ * all or nothing. If anything refuses, the buyer keeps the old tickets and the new hold is
+ * released. The buyer may exchange until the show's exchangeUntilHoursBefore; an admin
+ * (organizer) any time. Someone else's order is 404. Even and cheaper swaps: the new order holds
+ * the value the old tickets carry (their paid prices) less a cheaper swap's difference, which is
+ * recorded with the swap as a refund of the old order (no tickets) and paid back through the
+ * money's source by the process-refund job. Dearer swaps are refused (EXCHANGE_PRICE_DIFFERS).
  */
 export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): Promise<ExchangeResult> {
   const order = await ctx.store.getOrder(command.orderId);
@@ -66,6 +75,8 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
   // Refusals that need no new seats are given before any hold is placed.
   unwrap(checkExchangeWindow(oldShow, actor, ctx.clock.now()));
   if (visible.status !== 'TICKETED') throw new AppError('ORDER_NOT_TICKETED', `an order in ${visible.status} cannot be exchanged`, { status: visible.status });
+  // The tickets to give up (named, or every valid one) are checked before anything is held; the plan checks them again with the hold.
+  unwrap(exchangeTickets(await ctx.store.ticketsByOrder(visible.orderId), command.ticketIds ?? null));
   const newShowId = command.showId ?? visible.showId;
   // The hold is the buyer's, whoever asks (an organizer exchanges on the buyer's behalf).
   const { hold } = await holdSeats(ctx, {
@@ -79,7 +90,8 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
     const now = ctx.clock.now();
     const tickets = await ctx.store.ticketsByOrder(visible.orderId);
     const plan = unwrap(planExchange({
-      order: visible, tickets, newHold: hold, actor, now, refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), oldListCentsOf: listCentsOf(oldShow),
+      order: visible, tickets, newHold: hold, actor, now, ticketIds: command.ticketIds ?? null,
+      refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), carriedOutCents: await carriedOutOf(ctx, visible.orderId), oldListCentsOf: listCentsOf(oldShow),
     }, oldShow));
     const units = hold.lines.flatMap((line) =>
       (line.kind === 'SEATS' ? line.seatIds.map((seatId): string | null => seatId) : Array.from({ length: line.quantity }, (): string | null => null))
@@ -91,15 +103,23 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
       exchangeId: ctx.ids.newId('exchange'), userId: visible.userId, oldOrderId: visible.orderId, oldShowId: visible.showId, oldTicketIds: plan.oldTicketIds,
       newOrderId: ctx.ids.newId('order'), newShowId, newHoldId: hold.holdId, newTicketIds: drafts.map((d) => d.ticketId), differenceCents: plan.differenceCents, createdAt: now,
     };
-    const outcome = await ctx.store.swapExchange({ exchange, tickets: drafts, amountCents: plan.newAmountCents, now });
+    // A cheaper swap's difference: a refund of the old order with no tickets, through the money's source.
+    const differenceRefund: Refund | null = plan.refundCents === 0 ? null : {
+      refundId: ctx.ids.newId('refund'), orderId: visible.orderId, userId: visible.userId, showId: visible.showId, paymentId: await sourcePaymentOf(ctx, visible.orderId),
+      amountCents: plan.refundCents, ticketIds: [], whole: false, status: 'PENDING', reason: exchangeDifferenceReason, requestedBy: actor,
+      idempotencyKey: `exchange:${exchange.exchangeId}`, createdAt: now, updatedAt: now,
+    };
+    const outcome = await ctx.store.swapExchange({ exchange, tickets: drafts, amountCents: plan.newAmountCents, differenceRefund, now });
     if (!outcome.ok) {
       // Nothing was written: the buyer keeps the old tickets.
       if (outcome.stale === 'hold') throw new AppError('HOLD_EXPIRED', 'the new seats\' hold lapsed before the exchange; your tickets are unchanged');
       throw new AppError('ORDER_NOT_TICKETED', 'a ticket of this order changed meanwhile (used, refunded or exchanged); your tickets are unchanged');
     }
     ctx.telemetry.ticketsIssued(outcome.tickets.length);
+    if (differenceRefund !== null) enqueueJob(ctx, 'process-refund', { refundId: differenceRefund.refundId }, { key: processRefundKey(differenceRefund.refundId) });
     return {
       exchange: exchangeView(outcome.exchange),
+      refund: differenceRefund === null ? null : refundView(differenceRefund),
       order: orderView(outcome.newOrder),
       tickets: outcome.tickets.map((t: Ticket) => ticketView(t, encodeTicketQr(ctx.signer, t))),
     };

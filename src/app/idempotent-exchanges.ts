@@ -9,9 +9,11 @@ export interface KeyedExchange {
   readonly replayed: boolean;
 }
 
-/** What "the same request" means for an exchange's key: the same order, show and new seats. */
-export function exchangeRequestHash(command: Pick<ExchangeCommand, 'orderId' | 'showId' | 'request'>): string {
-  return createHash('sha256').update(JSON.stringify({ orderId: command.orderId, showId: command.showId, request: command.request })).digest('hex');
+/** What "the same request" means for an exchange's key: the same order, show, new seats and tickets given up. */
+export function exchangeRequestHash(command: Pick<ExchangeCommand, 'orderId' | 'showId' | 'request' | 'ticketIds'>): string {
+  const ticketIds = command.ticketIds ?? null;
+  // A whole exchange hashes as before (keys stored before partial exchanges still answer).
+  return createHash('sha256').update(JSON.stringify({ orderId: command.orderId, showId: command.showId, request: command.request, ...(ticketIds === null ? {} : { ticketIds }) })).digest('hex');
 }
 
 /**

@@ -101,12 +101,17 @@ export function checkShow(showId: string, audit: ShowAudit, ledger: ReadonlyMap<
   }
 
   const orderStatus = new Map(audit.orders.map((o) => [o.orderId, o.status]));
+  const exchangedOut = new Set(audit.exchangedOutOrderIds ?? []);
   for (const p of audit.payments) {
     const order = orderStatus.get(p.orderId) ?? 'missing';
     const settled = p.updatedAt < late;
     // The store's own books: a successful payment bought its order; a refunded one refunded it.
     // A whole refund the provider has not answered yet (order REFUND_PENDING) still holds the money (issue 32 simulation, seed 1011).
-    if ((p.status === 'SUCCEEDED' || p.status === 'PARTIALLY_REFUNDED') && !soldStatuses.has(order) && order !== 'REFUND_PENDING') flag('payment_ledger', p.paymentId, `payment ${p.status} but its order is ${order}`);
+    // A partly exchanged order refunded whole since (issue 32) keeps the rest of its payment in the new orders.
+    const carriedOn = p.status === 'PARTIALLY_REFUNDED' && order === 'REFUNDED' && exchangedOut.has(p.orderId);
+    if ((p.status === 'SUCCEEDED' || p.status === 'PARTIALLY_REFUNDED') && !soldStatuses.has(order) && order !== 'REFUND_PENDING' && !carriedOn) {
+      flag('payment_ledger', p.paymentId, `payment ${p.status} but its order is ${order}`);
+    }
     // A refunded payment's order is REFUNDED or CANCELLED, or TICKETED with nothing left that admits
     // (refunded ticket by ticket, or exchanged away and the new order refunded through this payment).
     const nothingLeft = order === 'TICKETED' && !admittingByOrder.has(p.orderId);

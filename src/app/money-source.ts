@@ -1,3 +1,4 @@
+import { valueCarriedOut } from '../domain/index.js';
 import type { AppContext } from './context.js';
 
 /** More exchanges than any buyer makes of one place; a longer chain is a corrupt store, not a customer. */
@@ -21,4 +22,18 @@ export async function sourcePaymentOf(ctx: AppContext, orderId: string): Promise
     current = exchange.oldOrderId;
   }
   return null;
+}
+
+/**
+ * What exchanges carried out of an order into new orders (valueCarriedOut of each): a partial
+ * exchange leaves the order its other tickets, and later refunds and exchanges of those may take
+ * only what is left after it.
+ */
+export async function carriedOutOf(ctx: AppContext, orderId: string): Promise<number> {
+  let carried = 0;
+  for (const exchange of await ctx.store.exchangesOfOrder(orderId)) {
+    const into = await ctx.store.getOrder(exchange.newOrderId);
+    if (into !== null) carried += valueCarriedOut(into.amountCents, exchange.differenceCents);
+  }
+  return carried;
 }

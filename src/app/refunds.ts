@@ -1,11 +1,11 @@
-import { limits, planRefund, refundDeadline, type RefundActor } from '../domain/index.js';
+import { isExchangeDifferenceRefund, limits, planRefund, refundDeadline, type RefundActor } from '../domain/index.js';
 import type { Refund } from '../ports/engine/index.js';
 import { PaymentProviderError } from '../ports/payment-provider.js';
 import type { AppContext } from './context.js';
 import { enqueueJob } from './enqueue.js';
 import { AppError, found, unwrap } from './errors.js';
 import { sweepByKeyset } from './keyset-sweep.js';
-import { sourcePaymentOf } from './money-source.js';
+import { carriedOutOf, sourcePaymentOf } from './money-source.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 
 /** A refund as the API shows it. */
@@ -38,7 +38,7 @@ export interface RefundCommand {
 
 /** The provider's key of one refund: per refund, so a second partial refund of one payment is not taken for a retry of the first. */
 export const providerRefundKey = (refundId: string): string => `refund:${refundId}`;
-const processRefundKey = (refundId: string): string => `process-refund:${refundId}`;
+export const processRefundKey = (refundId: string): string => `process-refund:${refundId}`;
 
 /**
  * A refund asked by the buyer (within the show's policy) or by an admin (any time). Someone
@@ -60,7 +60,7 @@ export async function requestOrderRefund(ctx: AppContext, command: RefundCommand
     const actor: RefundActor = admin ? 'ORGANIZER' : 'BUYER';
     const plan = unwrap(planRefund({
       order: visible, tickets: await ctx.store.ticketsByOrder(visible.orderId), ticketIds: command.ticketIds, actor,
-      refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), now,
+      refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), carriedOutCents: await carriedOutOf(ctx, visible.orderId), now,
     }, show));
     const refund: Refund = {
       refundId: ctx.ids.newId('refund'), orderId: visible.orderId, userId: visible.userId, showId: visible.showId,
@@ -102,6 +102,9 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
       if (!refunded) reason = 'the payment provider refused the refund';
     }
   }
+  // A cheaper exchange's difference has no tickets to give back instead: the buyer is owed it, so a
+  // refusal (or no payment) leaves it PENDING for the next try (the sweep behind the jobs), never REFUSED.
+  if (!refunded && isExchangeDifferenceRefund(refund)) return refund;
   const settled = await ctx.store.settleRefund({ refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason, now: ctx.clock.now() });
   return settled.ok ? settled.refund : await ctx.store.getRefund(refundId);
 }

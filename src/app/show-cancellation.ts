@@ -4,7 +4,7 @@ import { PaymentProviderError } from '../ports/payment-provider.js';
 import type { AppContext } from './context.js';
 import { cancelExpiry, enqueueJob } from './enqueue.js';
 import { AppError } from './errors.js';
-import { sourcePaymentOf } from './money-source.js';
+import { carriedOutOf, sourcePaymentOf } from './money-source.js';
 import { processRefund } from './refunds.js';
 import { again, done, withStaleRetries } from './stale-retry.js';
 
@@ -104,7 +104,7 @@ async function refundForCancellation(ctx: AppContext, show: Show, order: Order):
     const now = ctx.clock.now();
     const plan = planRefund({
       order: current, tickets: await ctx.store.ticketsByOrder(order.orderId), ticketIds: null, actor: 'ORGANIZER',
-      refundedCents: await ctx.store.refundedCentsOfOrder(order.orderId), now,
+      refundedCents: await ctx.store.refundedCentsOfOrder(order.orderId), carriedOutCents: await carriedOutOf(ctx, order.orderId), now,
     }, show);
     // Nothing left to refund (every ticket used or refunded, or a refund already under way).
     if (!plan.ok) return done(null);

@@ -84,8 +84,10 @@ export const domainErrorCodes = [
   'SHOW_CANCELLED',
   /** A buyer's exchange (改签) outside the show's exchange policy (issue 25). */
   'EXCHANGE_NOT_ALLOWED',
-  /** The new seats cost more or less than the order: only even exchanges are supported. */
+  /** The new seats cost more than the tickets given up: dearer exchanges are not supported yet (details: differenceCents to pay). */
   'EXCHANGE_PRICE_DIFFERS',
+  /** A ticket named for a partial exchange is not a VALID ticket of the order (used, refunded, exchanged, unknown), or is named twice. */
+  'TICKET_NOT_EXCHANGEABLE',
   /** The order has no tickets yet, or none that can be exchanged (moved here from the app's codes: the exchange decides it). */
   'ORDER_NOT_TICKETED',
   /** A waiting room's rate or admission window outside its documented bounds (waiting-room.ts). */

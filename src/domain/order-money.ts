@@ -31,11 +31,13 @@ const moneyTaken: ReadonlySet<OrderStatus> = new Set<OrderStatus>(['PAID', 'TICK
  * was charged on the old order); value carried by an exchange leaves the old order's net and is the
  * new order's net, so Σ net = charges − refunds and Σ (gross − discount) = charges. Unpaid or
  * cancelled orders took nothing: all 0. A REFUNDED order whose refund went by the late-payment path
- * (not recorded in refundedCents) counts its whole charge as refunded.
+ * (nothing recorded in refundedCents) counts its whole charge as refunded.
  */
 export function orderMoney(o: OrderMoneyFacts): OrderMoney {
   if (!moneyTaken.has(o.status)) return { grossCents: 0, refundedCents: 0, netCents: 0 };
-  const refundedCents = o.status === 'REFUNDED' ? Math.max(o.refundedCents, o.amountCents - o.carriedOutCents) : o.refundedCents;
+  // Only a late payment refunded whole has no refund recorded: an order REFUNDED by its refunds
+  // counts what they paid back, so a cheaper exchange's difference still pending stays in its net.
+  const refundedCents = o.status === 'REFUNDED' && o.refundedCents === 0 ? o.amountCents - o.carriedOutCents : o.refundedCents;
   return {
     grossCents: o.fromExchange ? 0 : o.amountCents + o.discountCents,
     refundedCents,

@@ -18,6 +18,8 @@ export interface RefundRequest {
   readonly actor: RefundActor;
   /** What earlier refunds of the order already gave back (completed or pending). */
   readonly refundedCents: number;
+  /** What exchanges carried out of the order (a partial exchange took some tickets' value into a new order). */
+  readonly carriedOutCents: number;
   readonly now: number;
 }
 
@@ -45,7 +47,8 @@ export function refundDeadline(show: Pick<Show, 'startsAt' | 'refundUntilHoursBe
  * - TICKET_NOT_REFUNDABLE: a named ticket is not the order's, or is not VALID (used, refunded,
  *   or in a pending refund), or the list is empty or repeats one.
  * The amount is each ticket's paid price (allocatePaidCents: 2 × 380 with 20% off refunds 304 a
- * ticket, not 380), never more than what is left of the order's charge; a refund of every
+ * ticket, not 380), never more than what is left of the order's charge (after refunds and the
+ * value exchanges carried out); a refund of every
  * remaining ticket gives back exactly the rest.
  */
 export function planRefund(request: RefundRequest, show: Pick<Show, 'startsAt' | 'refundUntilHoursBefore' | 'seatMap'>): Result<RefundPlan> {
@@ -68,7 +71,7 @@ export function planRefund(request: RefundRequest, show: Pick<Show, 'startsAt' |
     if (chosen.length !== asked.size) return fail('TICKET_NOT_REFUNDABLE', 'a named ticket is not a valid ticket of this order', { ticketIds: [...asked].filter((id) => !chosen.some((t) => t.ticketId === id)) });
   }
   if (chosen.length === 0) return fail('TICKET_NOT_REFUNDABLE', 'the order has no valid ticket left to refund');
-  const left = Math.max(0, order.amountCents - request.refundedCents);
+  const left = Math.max(0, order.amountCents - request.refundedCents - request.carriedOutCents);
   const whole = chosen.length === valid.length && valid.length === tickets.filter((t) => t.status !== 'INVALID').length;
   // Each ticket gives back what was paid for it (its share of the discounted charge), never its list price.
   const paid = paidCentsByTicket(order, tickets, (sectionId) => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents);

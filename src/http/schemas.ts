@@ -272,7 +272,7 @@ export const RefundResponse = Type.Object({
   ticketIds: Type.Array(Type.String()),
   whole: Type.Boolean({ description: 'The whole order (it is REFUND_PENDING, then REFUNDED)' }),
   status: Type.Union([Type.Literal('PENDING'), Type.Literal('REFUNDED'), Type.Literal('REFUSED')]),
-  reason: Type.Union([Type.String(), Type.Null()], { description: 'Why the provider refused it' }),
+  reason: Type.Union([Type.String(), Type.Null()], { description: "Why the provider refused it; 'exchange difference' for the refund of a cheaper exchange's difference (no tickets)" }),
   requestedBy: Type.Union([Type.Literal('BUYER'), Type.Literal('ORGANIZER')]),
   createdAt: Type.String(),
   updatedAt: Type.String(),

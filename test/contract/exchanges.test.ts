@@ -1,7 +1,7 @@
 import { settledOutbox } from './settled-outbox.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hold, SettlementPlan, Show, Ticket } from '../../src/domain/index.js';
-import type { Exchange, TicketDraft } from '../../src/ports/engine/index.js';
+import type { Exchange, Refund, TicketDraft } from '../../src/ports/engine/index.js';
 import { storeFactories, type TestStoreHandle } from '../support/stores.js';
 import { audit, claimBase, ga, held, id, minute, newShow, newUser, orderAwaitingPayment, seated, T0 } from './fixtures.js';
 
@@ -42,7 +42,7 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
       exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: oldShow.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
       newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, createdAt: now,
     };
-    return { exchange, tickets: tickets.map((t, i) => ({ ...t, paidCents: 100 + i })), amountCents: newHold.totalPriceCents, now };
+    return { exchange, tickets: tickets.map((t, i) => ({ ...t, paidCents: 100 + i })), amountCents: newHold.totalPriceCents, differenceRefund: null as Refund | null, now };
   }
 
   it('swaps in one step: new tickets VALID on a new TICKETED order, old ones INVALID, old seats free again, one outbox event', async () => {
@@ -81,6 +81,37 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     const again = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 300 }), seatIds: ['A-1-9', 'A-1-10'] }));
     expect(await h.store.swapExchange(swapInput(userId, old, show, again, T0 + 400))).toEqual({ ok: false, stale: 'ticket' });
     expect((await h.store.getHold(again.holdId))?.status).toBe('ACTIVE');
+  });
+
+  it('a partial, cheaper swap (issue 32): only the named tickets go, the difference refund is written with the swap and settles keeping its reason', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-1', 'A-1-2'] })));
+    const given = old.tickets[0] as Ticket;
+    const newHold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100 }), seatIds: ['A-1-9'] }));
+    const base = swapInput(userId, { orderId: old.orderId, tickets: [given] }, show, newHold, T0 + 200);
+    const refund: Refund = {
+      refundId: id('rfd'), orderId: old.orderId, userId, showId: show.showId, paymentId: null, amountCents: 30, ticketIds: [], whole: false, status: 'PENDING',
+      reason: 'exchange difference', requestedBy: 'BUYER', idempotencyKey: `exchange:${base.exchange.exchangeId}`, createdAt: T0 + 200, updatedAt: T0 + 200,
+    };
+    // A swap that does not commit writes no refund either.
+    const lapsed = held(await h.store.claimSeats({ ...claimBase(show, userId, { now: T0 + 100, ttl: minute }), seatIds: ['A-1-8'] }));
+    const stale = swapInput(userId, { orderId: old.orderId, tickets: [given] }, show, lapsed, lapsed.expiresAt + 1);
+    expect(await h.store.swapExchange({ ...stale, differenceRefund: { ...refund, refundId: id('rfd'), idempotencyKey: 'stale' } })).toEqual({ ok: false, stale: 'hold' });
+    expect(await h.store.refundsByOrder(old.orderId)).toEqual([]);
+    const swapped = await h.store.swapExchange({ ...base, differenceRefund: refund });
+    expect(swapped.ok).toBe(true);
+    // The other ticket stays on the old order, which stays TICKETED; the swap's refund takes its part of what is left.
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => [t.ticketId, t.status])).toEqual(old.tickets.map((t) => [t.ticketId, t === given ? 'INVALID' : 'VALID']));
+    expect((await h.store.getOrder(old.orderId))?.status).toBe('TICKETED');
+    expect(await h.store.refundsByOrder(old.orderId)).toEqual([refund]);
+    expect(await h.store.refundedCentsOfOrder(old.orderId)).toBe(30);
+    // The auditor learns which orders gave tickets up (a partly exchanged order may later be REFUNDED beside a PARTIALLY_REFUNDED payment).
+    expect((await audit(h.store, show.showId)).exchangedOutOrderIds).toEqual([old.orderId]);
+    const settled = await h.store.settleRefund({ refundId: refund.refundId, outcome: 'REFUNDED', reason: null, now: T0 + 300 });
+    expect(settled.ok && settled.refund).toMatchObject({ status: 'REFUNDED', reason: 'exchange difference', ticketIds: [] });
+    expect((await h.store.getOrder(old.orderId))?.refundedCents).toBe(30);
+    expect((await h.store.getOrder(old.orderId))?.status).toBe('TICKETED');
   });
 
   it('to another show with general admission: units back to the old section, new units sold, the buyer\'s count moves', async () => {

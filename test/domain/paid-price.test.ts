@@ -42,14 +42,29 @@ describe('exchange value (issue 32): the paid price of the tickets given up, bou
   const newHold = (totalPriceCents: number): Hold => ({
     holdId: 'h1', showId: 's1', userId: 'u1', lines: [{ kind: 'UNITS', sectionId: 'GA', quantity: 2 }], totalPriceCents, status: 'ACTIVE', createdAt: now, expiresAt: now + 60_000, extensions: 0,
   });
-  const plan = (refundedCents: number, totalPriceCents: number) => planExchange({
-    order, tickets: [ticket('a', 'INVALID', 1000), ticket('b', 'VALID', 1000), ticket('c', 'VALID', 1000)], newHold: newHold(totalPriceCents), actor: 'ORGANIZER', now,
-    refundedCents, oldListCentsOf: () => 1000,
+  const plan = (refundedCents: number, totalPriceCents: number, more: { ticketIds?: string[]; carriedOutCents?: number; paid?: number } = {}) => planExchange({
+    order, tickets: [ticket('a', 'INVALID', 1000), ticket('b', 'VALID', more.paid ?? 1000), ticket('c', 'VALID', more.paid ?? 1000)], newHold: newHold(totalPriceCents), actor: 'ORGANIZER', now,
+    ticketIds: more.ticketIds ?? null, refundedCents, carriedOutCents: more.carriedOutCents ?? 0, oldListCentsOf: () => 1000,
   }, show);
 
   it('carries the paid prices of the valid tickets; the difference compares list prices of what is given up', () => {
-    expect(plan(1000, 2000)).toEqual({ ok: true, value: { oldTicketIds: ['b', 'c'], carriedCents: 2000, differenceCents: 0, newAmountCents: 2000 } });
+    expect(plan(1000, 2000)).toEqual({ ok: true, value: { oldTicketIds: ['b', 'c'], carriedCents: 2000, differenceCents: 0, refundCents: 0, newAmountCents: 2000 } });
+    // Dearer: refused, saying the difference to pay.
     expect(plan(1000, 3000)).toMatchObject({ ok: false, error: { code: 'EXCHANGE_PRICE_DIFFERS', details: { differenceCents: 1000 } } });
+  });
+
+  it('cheaper: the list difference goes back, never more than the value carried; the new order holds the rest, never below 0', () => {
+    expect(plan(1000, 1500)).toEqual({ ok: true, value: { oldTicketIds: ['b', 'c'], carriedCents: 2000, differenceCents: -500, refundCents: 500, newAmountCents: 1500 } });
+    // Paid 300 a ticket (a discount), list 1000: a swap 1800 cheaper in list price gives back the 600 carried, not 1800.
+    expect(plan(0, 200, { paid: 300 })).toMatchObject({ ok: true, value: { carriedCents: 600, differenceCents: -1800, refundCents: 600, newAmountCents: 0 } });
+  });
+
+  it('partial: only the named valid tickets are given up, bounded by what earlier refunds and exchanges left', () => {
+    expect(plan(1000, 1000, { ticketIds: ['c'] })).toEqual({ ok: true, value: { oldTicketIds: ['c'], carriedCents: 1000, differenceCents: 0, refundCents: 0, newAmountCents: 1000 } });
+    expect(plan(1000, 1000, { ticketIds: ['c'], carriedOutCents: 1500 })).toMatchObject({ ok: true, value: { carriedCents: 500 } });
+    expect(plan(1000, 1000, { ticketIds: ['a'] })).toMatchObject({ ok: false, error: { code: 'TICKET_NOT_EXCHANGEABLE', details: { ticketIds: ['a'] } } });
+    expect(plan(1000, 1000, { ticketIds: ['c', 'c'] })).toMatchObject({ ok: false, error: { code: 'TICKET_NOT_EXCHANGEABLE' } });
+    expect(plan(1000, 1000, { ticketIds: ['zz'] })).toMatchObject({ ok: false, error: { code: 'TICKET_NOT_EXCHANGEABLE' } });
   });
 
   it('never carries more than what is left of the order after refunds (refunds that took more than the refunded tickets paid)', () => {
@@ -68,5 +83,8 @@ describe('an order\'s money for the exports (issue 32): each cent counted once',
     expect(orderMoney({ ...facts, status: 'CANCELLED' })).toEqual({ grossCents: 0, refundedCents: 0, netCents: 0 });
     // A late payment refunded whole (not through a refund row): all of it went back.
     expect(orderMoney({ ...facts, status: 'REFUNDED' })).toEqual({ grossCents: 760, refundedCents: 608, netCents: 0 });
+    // Partly exchanged (304 carried out, of which a cheaper swap's 100 is still going back), the rest refunded whole:
+    // the pending 100 is still the order's until the provider pays it.
+    expect(orderMoney({ ...facts, status: 'REFUNDED', refundedCents: 304, carriedOutCents: 204 })).toEqual({ grossCents: 760, refundedCents: 304, netCents: 100 });
   });
 });

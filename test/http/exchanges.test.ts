@@ -74,18 +74,19 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
     expect(swapped.body.tickets).toHaveLength(1);
   });
 
-  it('policy, ownership and price: 409 EXCHANGE_NOT_ALLOWED for the buyer, an admin any time, 404 for a stranger, 409 EXCHANGE_PRICE_DIFFERS; the held seats go back', async () => {
+  it('policy, ownership and price: 409 EXCHANGE_NOT_ALLOWED for the buyer, an admin any time, 404 for a stranger, 409 EXCHANGE_PRICE_DIFFERS for dearer seats; the held seats go back', async () => {
     const showId = await show();
-    const { buyer, orderId } = await ticketed(showId, ['A-1-5']);
+    const { buyer, orderId } = await ticketed(showId, ['B-1-5']);
     const refused = await exchange(buyer, orderId, { seatIds: ['A-2-1'] });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'EXCHANGE_NOT_ALLOWED' });
     const stranger = await new ApiClient(t.node.app).signUp(`stranger${++seq}`);
     const hidden = await exchange(stranger, orderId, { seatIds: ['A-2-1'] });
     expect({ status: hidden.status, code: hidden.body.code }).toEqual({ status: 404, code: 'ORDER_NOT_FOUND' });
-    const cheaper = await exchange(admin, orderId, { seatIds: ['B-1-1'] });
-    expect({ status: cheaper.status, code: cheaper.body.code }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS' });
-    expect(await seatStatus(showId, 'B-1-1')).toBe('AVAILABLE');
-    const byAdmin = await exchange(admin, orderId, { seatIds: ['A-2-1'] });
+    // Dearer seats are refused, saying the difference to pay (issue 32: not built yet).
+    const dearer = await exchange(admin, orderId, { seatIds: ['A-2-1'] });
+    expect({ status: dearer.status, code: dearer.body.code, differenceCents: dearer.body.details?.differenceCents }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS', differenceCents: 2000 });
+    expect(await seatStatus(showId, 'A-2-1')).toBe('AVAILABLE');
+    const byAdmin = await exchange(admin, orderId, { seatIds: ['B-1-1'] });
     expect(byAdmin.status).toBe(201);
     expect((await buyer.request('GET', `/api/v1/orders/${byAdmin.body.order.orderId}`)).status).toBe(200);
   });
@@ -139,7 +140,7 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
   it('bad input is 400', async () => {
     const showId = await show(24);
     const { buyer, orderId } = await ticketed(showId, ['A-1-4']);
-    for (const body of [{}, { seatIds: [] }, { section: 'A', quantity: 0 }, { seatIds: ['A-2-1'], extra: 1 }, { showId: 'x'.repeat(100), seatIds: ['A-2-1'] }]) {
+    for (const body of [{}, { seatIds: [] }, { section: 'A', quantity: 0 }, { seatIds: ['A-2-1'], extra: 1 }, { showId: 'x'.repeat(100), seatIds: ['A-2-1'] }, { seatIds: ['A-2-1'], ticketIds: [] }, { section: 'A', quantity: 1, ticketIds: [''] }]) {
       expect((await exchange(buyer, orderId, body)).status).toBe(400);
     }
   });

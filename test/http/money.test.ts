@@ -159,6 +159,98 @@ describe('money that adds up (issue 32)', () => {
     expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(3000);
   });
 
+  it('a cheaper exchange: the list difference goes back through the source payment once the swap commits; the new order holds the rest', async () => {
+    const showId = await show();
+    const b = await bought(showId, { section: 'GA', quantity: 1 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-1'] }, { 'x-idempotency-key': `x-${++seq}` });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ differenceCents: -620 });
+    expect(swapped.body.order).toMatchObject({ amountCents: 380, paymentId: null });
+    expect(swapped.body.tickets.map((k: { paidCents: number }) => k.paidCents)).toEqual([380]);
+    // Recorded with the swap as a refund of the old order with no tickets, paid by the ordinary refund job.
+    expect(swapped.body.refund).toMatchObject({ orderId: b.orderId, amountCents: 620, ticketIds: [], whole: false, reason: 'exchange difference' });
+    expect((await settledRefunds(b.buyer, b.orderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 620, reason: 'exchange difference' });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(620);
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('PARTIALLY_REFUNDED');
+    // The rest refunds with the new order: 1000 in all, as paid.
+    const newOrderId = swapped.body.order.orderId as string;
+    expect((await refund(b.buyer, newOrderId, null)).body).toMatchObject({ amountCents: 380, whole: true });
+    await settledRefunds(b.buyer, newOrderId, 1);
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(1000);
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('REFUNDED');
+  });
+
+  it('a cheaper exchange of a discounted order gives back at most the value carried (paid 500 at 50% off; the list difference is 620)', async () => {
+    const showId = await show();
+    const code = await percentOff(50);
+    const b = await bought(showId, { section: 'GA', quantity: 1 }, { discountCode: code });
+    expect(b.amountCents).toBe(500);
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-2'] });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ differenceCents: -620 });
+    expect(swapped.body.refund).toMatchObject({ amountCents: 500 });
+    expect(swapped.body.order).toMatchObject({ amountCents: 0 });
+    expect((await settledRefunds(b.buyer, b.orderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 500 });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(500);
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('REFUNDED');
+  });
+
+  it('a partial exchange gives up only the named tickets: the others stay on the old order, which then refunds only what is left', async () => {
+    const from = await show();
+    const to = await show();
+    const b = await bought(from, { section: 'GA', quantity: 3 });
+    const given = b.tickets[1]?.ticketId as string;
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1, ticketIds: [given] });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ oldTicketIds: [given], differenceCents: 0 });
+    expect(swapped.body.refund).toBeNull();
+    expect(swapped.body.order).toMatchObject({ amountCents: 1000 });
+    const old = (await b.buyer.request('GET', `/api/v1/orders/${b.orderId}`)).body;
+    expect(old.status).toBe('TICKETED');
+    expect(old.tickets.map((k: { ticketId: string; status: string }) => [k.ticketId, k.status])).toEqual(b.tickets.map((k) => [k.ticketId, k.ticketId === given ? 'INVALID' : 'VALID']));
+    // A ticket already given up cannot be given again: 409, nothing held or changed.
+    const again = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1, ticketIds: [given] });
+    expect({ status: again.status, code: again.body.code }).toEqual({ status: 409, code: 'TICKET_NOT_EXCHANGEABLE' });
+    // A second, cheaper, partial exchange of one of the two left: 1000 into a seat at 380 gives back 620.
+    const cheaper = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-1-5'], ticketIds: [b.tickets[2]?.ticketId] });
+    expect(cheaper.status, JSON.stringify(cheaper.body)).toBe(201);
+    expect(cheaper.body.refund).toMatchObject({ amountCents: 620 });
+    await settledRefunds(b.buyer, b.orderId, 1);
+    // The whole refund of the old order is the one ticket left (1000), not what the order was charged.
+    expect((await refund(b.buyer, b.orderId, null)).body).toMatchObject({ amountCents: 1000, whole: true });
+    await settledRefunds(b.buyer, b.orderId, 2);
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(1620);
+    for (const o of [swapped.body.order.orderId as string, cheaper.body.order.orderId as string]) {
+      expect((await refund(b.buyer, o, null)).status).toBe(202);
+      await settledRefunds(b.buyer, o, 1);
+    }
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(3000);
+    expect((await t.node.ctx.store.getPayment(b.paymentId))?.status).toBe('REFUNDED');
+  });
+
+  it('a partial refund then an exchange of the rest into cheaper seats: 3000 paid, 1000 refunded, the 2 left (2000) swap for 2 seats (760) and 1240 goes back', async () => {
+    const showId = await show();
+    const b = await bought(showId, { section: 'GA', quantity: 3 });
+    expect((await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[0]?.ticketId] })).body).toMatchObject({ amountCents: 1000 });
+    await settledRefunds(b.buyer, b.orderId, 1);
+    // The refunded ticket cannot be named.
+    const refused = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-3'], ticketIds: [b.tickets[0]?.ticketId] });
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'TICKET_NOT_EXCHANGEABLE' });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-3', 'A-2-4'] });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    expect(swapped.body.exchange).toMatchObject({ differenceCents: -1240 });
+    expect(swapped.body.order).toMatchObject({ amountCents: 760 });
+    expect(swapped.body.refund).toMatchObject({ amountCents: 1240 });
+    await settledRefunds(b.buyer, b.orderId, 2);
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(2240);
+    // The seat the refused exchange held was let go.
+    const other = await new ApiClient(t.node.app).signUp(`money${++seq}`);
+    expect((await other.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-5'] })).status).toBe(201);
+    const csv = ((await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string).slice(1).trimEnd().split('\r\n');
+    const net = csv.slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
+    expect(net).toBe(3000 - 2240);
+  });
+
   it('Why 5: after all of the above (refunds in part and whole, discounts, exchanges, a cancelled show) the audit passes', async () => {
     // One more of each ordinary flow on a show of its own: a partial refund of standing places, and an exchanged-away order kept.
     const showId = await show();

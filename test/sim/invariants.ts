@@ -1,6 +1,6 @@
 import { auditShows } from '../../src/app/inventory-audit.js';
 import type { AppContext } from '../../src/app/context.js';
-import { unitsOf, type ReservationLine } from '../../src/domain/index.js';
+import { unitsOf, valueCarriedOut, type ReservationLine } from '../../src/domain/index.js';
 import type { ScriptedProvider } from './scripted-provider.js';
 import type { OrderFacts, Snapshot } from './snapshot.js';
 
@@ -16,9 +16,9 @@ const paidOf = (facts: OrderFacts, status: (s: string) => boolean): number =>
 /** Money that left (or is leaving) an order by refund: confirmed, or asked and not yet answered. */
 const refundedOrPending = (facts: OrderFacts): number =>
   facts.refunds.filter((r) => r.status === 'REFUNDED' || r.status === 'PENDING').reduce((sum, r) => sum + r.amountCents, 0);
-/** The value exchanges carried out of an order into new orders (the new order's charge less any difference). */
+/** The value exchanges carried out of an order into new orders (the new order's value less any difference it was charged). */
 const carriedOut = (facts: OrderFacts, byId: ReadonlyMap<string, OrderFacts>): number =>
-  facts.exchangesOut.reduce((sum, e) => sum + ((byId.get(e.newOrderId)?.order.amountCents ?? Number.NaN) - e.differenceCents), 0);
+  facts.exchangesOut.reduce((sum, e) => sum + valueCarriedOut(byId.get(e.newOrderId)?.order.amountCents ?? Number.NaN, e.differenceCents), 0);
 
 /** States in which an order's money is in (paid, or carried in by an exchange) and tickets may exist. */
 const ticketedStates = new Set(['TICKETED', 'REFUND_PENDING', 'REFUNDED']);
@@ -58,7 +58,10 @@ function orderStates(snapshot: Snapshot): string[] {
     if ((order.status === 'REFUND_PENDING' || order.status === 'REFUNDED') && admitting > 0) say(`${admitting} tickets still admit`);
     if (order.status === 'REFUND_PENDING' && !pendingWhole && tickets.length > 0) say('no pending whole refund');
     if (order.status !== 'REFUND_PENDING' && pendingWhole) say('a whole refund is pending');
-    if (facts.exchangesOut.length > 0 && admitting > 0) say(`exchanged away, yet ${admitting} tickets still admit`);
+    // A partial exchange leaves the order its other tickets: only those given up must be gone.
+    const givenUp = new Set(facts.exchangesOut.flatMap((e) => e.oldTicketIds));
+    const stillAdmitting = tickets.filter((t) => givenUp.has(t.ticketId) && admits(t.status)).length;
+    if (stillAdmitting > 0) say(`exchanged away, yet ${stillAdmitting} of the tickets given up still admit`);
   }
   return wrong;
 }

@@ -238,25 +238,40 @@ async function refundRetry(t: StepContext): Promise<string | null> {
   })}`;
 }
 
-/** An exchange of a whole order: even (same section and count, this show or another) or dearer/cheaper (refused today). */
+/**
+ * An exchange of a whole order or of some of its tickets (ticketIds): even (same section and count,
+ * this show or another), cheaper (A 500 < B 800 < G 1000: the difference refunded through the
+ * source, in the provider's mood of the moment) or dearer (refused: not built yet). The number of
+ * new places is the number given up, now and then one fewer (a cheaper swap by count).
+ */
 async function exchange(t: StepContext): Promise<string | null> {
   const { rng, world } = t;
   const target = rng.pick(ordersIn(t.snapshot, 'TICKETED').filter((f) => f.tickets.some((k) => k.status === 'VALID')));
   if (target === undefined) return null;
   const valid = target.tickets.filter((k) => k.status === 'VALID');
-  const from = (valid[0] as { sectionId: string }).sectionId;
-  const even = rng.chance(0.7);
+  const partial = valid.length > 1 && rng.chance(0.35);
+  const given = partial ? rng.some(valid, rng.int(1, valid.length - 1)) : valid;
+  const from = (given[0] as { sectionId: string }).sectionId;
+  const even = rng.chance(0.5);
   const section = even ? from : (rng.pick(['A', 'B', 'G'].filter((s) => s !== from)) as string);
   const showId = rng.chance(0.5) ? target.order.showId : (rng.pick(openShows(t)) ?? target.order.showId);
-  const request: HoldRequest = { kind: 'best', quantity: valid.length, adjacent: false, section };
+  const quantity = given.length > 1 && rng.chance(0.15) ? given.length - 1 : given.length;
+  const request: HoldRequest = { kind: 'best', quantity, adjacent: false, section };
   const userId = rng.chance(0.2) ? t.cast.adminId : target.order.userId;
-  const command: ExchangeCommand = { userId, orderId: target.order.orderId, showId, request };
+  const command: ExchangeCommand = { userId, orderId: target.order.orderId, showId, request, ticketIds: partial ? given.map((k) => k.ticketId) : null };
   const key = `x${t.step}`;
-  return `${target.order.orderId} ${valid.length}×${from} → ${showId} ${section} by ${userId === t.cast.adminId ? 'admin' : 'buyer'} ${await attempt(async () => {
-    const { result } = await exchangeOrderOnce(world.ctx, command, key);
-    t.memory.exchanges.push({ command, key, exchangeId: result.exchange.exchangeId });
-    return `→ ${result.exchange.exchangeId} ${result.order.orderId} ${result.order.amountCents}`;
-  })}`;
+  world.provider.refundMood = refundMood(rng);
+  try {
+    return `${target.order.orderId} ${partial ? `${given.length} of ${valid.length}` : valid.length}×${from} → ${showId} ${quantity}×${section} by ${userId === t.cast.adminId ? 'admin' : 'buyer'} (${world.provider.refundMood}) ${await attempt(async () => {
+      const { result } = await exchangeOrderOnce(world.ctx, command, key);
+      t.memory.exchanges.push({ command, key, exchangeId: result.exchange.exchangeId });
+      // A cheaper swap's difference: the job a server would run at once.
+      const back = result.refund === null ? '' : ` back ${result.refund.amountCents} ${await attempt(async () => `${(await processRefund(world.ctx, result.refund?.refundId ?? ''))?.status ?? 'gone'}`)}`;
+      return `→ ${result.exchange.exchangeId} ${result.order.orderId} ${result.order.amountCents}${back}`;
+    })}`;
+  } finally {
+    world.provider.refundMood = 'confirm';
+  }
 }
 
 /** The same exchange with its key: the first answer again, nothing taken twice. */

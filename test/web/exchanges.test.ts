@@ -20,12 +20,12 @@ describe.skipIf(!hasChromium)('web front end: exchange 改签 (issue 25 item 4)'
     await t?.close();
   });
 
-  it('a buyer exchanges a ticket for another seat from the order page (en), and the panel reads in zh-CN', async () => {
+  it('a buyer exchanges a ticket for a cheaper seat from the order page (en): the difference back shown before confirming; the panel reads in zh-CN', async () => {
     const now = Date.now();
     const created = await admin.request('POST', '/api/v1/admin/shows', {
       title: 'Exchangeable', venue: 'Hall', city: 'Shanghai', exchangeUntilHoursBefore: 24,
       startsAt: new Date(now + 10 * 86_400_000).toISOString(), saleStartsAt: new Date(now - 60_000).toISOString(), saleEndsAt: new Date(now + 5 * 86_400_000).toISOString(),
-      seatMap: { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 5000 }] },
+      seatMap: { sections: [{ id: 'A', name: 'Stalls', rows: 2, seatsPerRow: 5, priceCents: 5000 }, { id: 'B', name: 'Circle', rows: 1, seatsPerRow: 5, priceCents: 3000 }] },
     });
     const showId = created.body.showId as string;
     const username = 'webexchange1';
@@ -45,13 +45,20 @@ describe.skipIf(!hasChromium)('web front end: exchange 改签 (issue 25 item 4)'
     const errors = watchConsole(context);
     const page = await context.newPage();
     await page.goto(`${t.baseUrl}/orders/${order.orderId}`);
-    await page.getByTestId('exchange-seats').fill('A-2-5');
+    await page.getByTestId('exchange-seats').fill('B-1-5');
+    await page.getByTestId('exchange-check').click();
+    // Before anything is held: 20.00 less, given back to the payment.
+    const quote = page.getByTestId('exchange-quote');
+    await quote.waitFor();
+    expect(await quote.getAttribute('data-difference')).toBe('-2000');
+    expect(await quote.textContent()).toContain('goes back');
     await page.getByTestId('exchange-send').click();
     await page.getByTestId('exchange-new-order').waitFor();
+    expect(await page.getByTestId('exchange-back').textContent()).toContain('20');
     const old = (await api.request('GET', `/api/v1/orders/${order.orderId}`)).body;
     expect(old.tickets.map((k: { status: string }) => k.status)).toEqual(['INVALID']);
     await page.getByTestId('exchange-new-order').click();
-    await page.getByText('A-2-5').first().waitFor();
+    await page.getByText('B-1-5').first().waitFor();
     expect(errors).toEqual([]);
     await context.close();
   });

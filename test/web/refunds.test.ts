@@ -55,6 +55,8 @@ describe.skipIf(!hasChromium)('web front end: refunds and show cancellation (iss
     await page.goto(`${t.baseUrl}/orders/${buyer.orderId}`);
     await page.getByTestId('refund-policy').getByText('You can refund until').waitFor();
     const first = (await buyer.api.request('GET', `/api/v1/orders/${buyer.orderId}`)).body.tickets[0].ticketId as string;
+    // Each ticket says what refunding it gives back (its paid price).
+    await page.getByTestId(`refund-amount-${first}`).getByText('50.00').waitFor();
     await page.getByTestId(`refund-pick-${first}`).check();
     await page.getByTestId('refund-selected').click();
     await page.locator('[data-testid="refund-row"][data-status="REFUNDED"]').waitFor();

@@ -136,6 +136,10 @@ export interface Ticket {
   readonly code: string;
   readonly status: 'VALID' | 'USED' | 'INVALID';
   readonly qr: string;
+  /** The section of the place (older servers send none). */
+  readonly sectionId?: string;
+  /** What was paid for it, what refunding it gives back (absent on tickets issued before it was stored). */
+  readonly paidCents?: number;
 }
 
 export interface Order {

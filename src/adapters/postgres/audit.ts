@@ -33,6 +33,8 @@ export function pgAudit(db: PgDb): AuditStore {
             'SELECT user_id AS "userId", units FROM user_show_units WHERE show_id = $1 ORDER BY user_id COLLATE "C"', [showId]);
           // Tickets of the show's PENDING refunds (few at any moment): still taken until the provider answers.
           const pending = await c.query<{ ticket_ids: string }>("SELECT ticket_ids FROM refunds WHERE status = 'PENDING' AND show_id = $1 ORDER BY refund_id COLLATE \"C\"", [showId]);
+          const exchangedOut = await c.query<{ old_order_id: string }>(
+            'SELECT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id WHERE o.show_id = $1 GROUP BY x.old_order_id ORDER BY x.old_order_id COLLATE "C"', [showId]);
           const audit: ShowAudit = {
             seatMap: typeof seatMap === 'string' ? JSON.parse(seatMap) as SeatMapSpec : seatMap,
             seats: seats.rows,
@@ -43,6 +45,7 @@ export function pgAudit(db: PgDb): AuditStore {
             tickets: tickets.rows,
             userUnits: units.rows,
             pendingRefundTicketIds: pending.rows.flatMap((r) => JSON.parse(r.ticket_ids) as string[]),
+            exchangedOutOrderIds: exchangedOut.rows.map((r) => r.old_order_id),
           };
           return audit;
         } finally {

@@ -1,6 +1,7 @@
 import type { Ticket } from '../../domain/index.js';
 import type { ExchangeStore, InventoryChanges, SeatChange, StockChange, SwapExchangeOutcome } from '../../ports/engine/index.js';
 import { exchangeCompleted, exchangeParams, toExchange, type ExchangeRow } from '../shared/exchange-records.js';
+import { refundRequested } from '../shared/refund-records.js';
 import { ticketsIssued } from '../shared/outbox-drafts.js';
 import { unexpected, type PgDb } from './db.js';
 import { appendOutbox } from './outbox.js';
@@ -78,7 +79,19 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
           paidCents: draft.paidCents,
         }));
         const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
-        await appendOutbox(c, origin, input.now, [exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold)]);
+        const refund = input.differenceRefund;
+        // The difference of a cheaper swap, recorded with the swap (unique (order_id, idempotency_key): a second one rolls the swap back).
+        if (refund !== null) {
+          await c.query(
+            `INSERT INTO refunds (refund_id, order_id, user_id, show_id, payment_id, amount_cents, ticket_ids, whole, status, reason, requested_by,
+               idempotency_key, created_at, updated_at)
+             VALUES ($1, $2, $3, $4, $5, $6, '[]', false, 'PENDING', $7, $8, $9, $10, $10)`,
+            [refund.refundId, refund.orderId, refund.userId, refund.showId, refund.paymentId, refund.amountCents, refund.reason, refund.requestedBy, refund.idempotencyKey, input.now]);
+        }
+        await appendOutbox(c, origin, input.now, [
+          exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold),
+          ...(refund === null ? [] : [refundRequested(refund, { showId: refund.showId, seats: [], stock: [] })]),
+        ]);
         return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
       });
       return result.ok ? result.value : unexpected('swapExchange', result);

@@ -69,7 +69,7 @@ export function pgRefunds(db: PgDb, origin: string): RefundStore {
     async settleRefund(input) {
       const result = await db.tx('settleRefund', async (c): Promise<SettleRefundOutcome> => {
         const { rows } = await c.query<RefundRow>(
-          "UPDATE refunds SET status = $2, reason = $3, updated_at = $4 WHERE refund_id = $1 AND status = 'PENDING' RETURNING *",
+          "UPDATE refunds SET status = $2, reason = coalesce($3, reason), updated_at = $4 WHERE refund_id = $1 AND status = 'PENDING' RETURNING *",
           [input.refundId, input.outcome, input.reason, input.now]);
         if (rows[0] === undefined) return { ok: false, stale: 'refund' };
         const refund = toRefund(rows[0]);

@@ -9,6 +9,10 @@ const pendingRefundsQuery = (db: Db): Database.Statement => db.prepare("SELECT t
 const pendingRefundTicketIds = (statement: Database.Statement, showId: string): string[] =>
   (statement.all(showId) as { ticket_ids: string }[]).flatMap((r) => JSON.parse(r.ticket_ids) as string[]);
 
+/** The show's orders that gave tickets up by exchange (through the orders of the show: exchanges are indexed by old order). */
+const exchangedOutQuery = (db: Db): Database.Statement =>
+  db.prepare('SELECT DISTINCT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id WHERE o.show_id = ? ORDER BY x.old_order_id').pluck();
+
 /** The plain-data reads of one show (synchronous, so a caller can run them in one read transaction). */
 export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => ReservationLine[]): (showId: string) => ShowAudit | null {
   const q = {
@@ -21,6 +25,7 @@ export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => Reservation
     tickets: db.prepare('SELECT * FROM tickets WHERE show_id = ? ORDER BY ticket_id'),
     units: db.prepare('SELECT user_id, units FROM user_show_units WHERE show_id = ? ORDER BY user_id'),
     pendingRefunds: pendingRefundsQuery(db),
+    exchangedOut: exchangedOutQuery(db),
   };
   return (showId) => {
     const show = q.show.get(showId) as { seat_map: string } | undefined;
@@ -43,6 +48,7 @@ export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => Reservation
       })),
       userUnits: (q.units.all(showId) as { user_id: string; units: number }[]).map((u) => ({ userId: u.user_id, units: u.units })),
       pendingRefundTicketIds: pendingRefundTicketIds(q.pendingRefunds, showId),
+      exchangedOutOrderIds: q.exchangedOut.all(showId) as string[],
     };
   };
 }
@@ -70,6 +76,7 @@ export function sqliteShowAuditPaged(db: Db, linesOf: (holdId: string) => Reserv
     tickets: db.prepare('SELECT * FROM tickets WHERE show_id = ? AND ticket_id > ? ORDER BY ticket_id LIMIT ?'),
     units: db.prepare('SELECT user_id, units FROM user_show_units WHERE show_id = ? AND user_id > ? ORDER BY user_id LIMIT ?'),
     pendingRefunds: pendingRefundsQuery(db),
+    exchangedOut: exchangedOutQuery(db),
   };
   async function paged<R, T>(statement: Database.Statement, showId: string, keyOf: (row: R) => string, map: (row: R) => T): Promise<T[]> {
     const all: T[] = [];
@@ -98,6 +105,7 @@ export function sqliteShowAuditPaged(db: Db, linesOf: (holdId: string) => Reserv
       return {
         seatMap: JSON.parse(show.seat_map) as SeatMapSpec, seats, sections, holds, orders, payments, tickets, userUnits,
         pendingRefundTicketIds: pendingRefundTicketIds(q.pendingRefunds, showId),
+        exchangedOutOrderIds: q.exchangedOut.all(showId) as string[],
       };
     } finally {
       db.exec('COMMIT');

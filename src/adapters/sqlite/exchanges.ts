@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { Ticket } from '../../domain/index.js';
 import type { ExchangeStore, InventoryChanges, SeatChange, StockChange, SwapExchangeInput, SwapExchangeOutcome } from '../../ports/engine/index.js';
 import { exchangeCompleted, exchangeParams, toExchange, type ExchangeRow } from '../shared/exchange-records.js';
+import { refundRequested } from '../shared/refund-records.js';
 import { ticketsIssued } from '../shared/outbox-drafts.js';
 import { Rollback, type GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
@@ -33,6 +34,9 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     unitsDown: db.prepare('UPDATE user_show_units SET units = units - ? WHERE user_id = ? AND show_id = ?'),
     insert: db.prepare(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
       new_ticket_ids, difference_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    refundInsert: db.prepare(`INSERT INTO refunds (refund_id, order_id, user_id, show_id, payment_id, amount_cents, ticket_ids, whole, status, reason,
+        requested_by, idempotency_key, created_at, updated_at)
+      VALUES (@refundId, @orderId, @userId, @showId, @paymentId, @amountCents, '[]', 0, 'PENDING', @reason, @requestedBy, @idempotencyKey, @createdAt, @updatedAt)`),
     ofOrder: db.prepare('SELECT * FROM exchanges WHERE old_order_id = ? ORDER BY created_at, exchange_id'),
     intoOrder: db.prepare('SELECT * FROM exchanges WHERE new_order_id = ?'),
   };
@@ -78,7 +82,13 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     q.insert.run(...exchangeParams(e));
     const newOrder = shared.order(orderRow);
     const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
-    ob.append(input.now, [exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold)]);
+    const refund = input.differenceRefund;
+    // The difference of a cheaper swap, recorded with the swap (unique (order_id, idempotency_key): a second one rolls the swap back).
+    if (refund !== null) q.refundInsert.run({ ...refund });
+    ob.append(input.now, [
+      exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold),
+      ...(refund === null ? [] : [refundRequested(refund, { showId: refund.showId, seats: [], stock: [] })]),
+    ]);
     return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
   }
 

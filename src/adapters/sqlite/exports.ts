@@ -6,7 +6,7 @@ import { toBargainOrderRow, toOrderRow, toTicketRow, type BargainOrderRow, type 
 export function sqliteExports(db: Db): ExportStore {
   const orderColumns = `o.order_id, u.username, o.status, o.amount_cents, o.payment_id, o.created_at, o.updated_at, o.contact_name, o.contact_phone, o.contact_email, o.discount_code, o.discount_cents,
     o.refunded_cents,
-    coalesce((SELECT sum(n.amount_cents - x.difference_cents) FROM exchanges x JOIN orders n ON n.order_id = x.new_order_id WHERE x.old_order_id = o.order_id), 0) AS carried_out_cents,
+    coalesce((SELECT sum(n.amount_cents - max(x.difference_cents, 0)) FROM exchanges x JOIN orders n ON n.order_id = x.new_order_id WHERE x.old_order_id = o.order_id), 0) AS carried_out_cents,
     EXISTS (SELECT 1 FROM exchanges x WHERE x.new_order_id = o.order_id) AS from_exchange
     FROM orders o JOIN users u ON u.user_id = o.user_id WHERE o.show_id = ?`;
   const ticketColumns = `t.ticket_id, t.order_id, u.username, t.code, t.section_id, t.seat_id, t.status, t.issued_at, t.used_at

@@ -43,7 +43,7 @@ export function sqliteRefunds(db: Db, gc: GroupCommit, shows: ShowCache, shared:
     unclaimSeat: db.prepare('UPDATE hold_lines SET claim = NULL WHERE hold_id = ? AND seat_id = ? AND claim = 1'),
     stockUp: db.prepare('UPDATE sections SET available = available + ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? RETURNING available, stock_version'),
     unitsDown: db.prepare('UPDATE user_show_units SET units = units - ? WHERE user_id = ? AND show_id = ?'),
-    settle: db.prepare(`UPDATE refunds SET status = ?, reason = ?, updated_at = ? WHERE refund_id = ? AND status = 'PENDING' RETURNING *`),
+    settle: db.prepare(`UPDATE refunds SET status = ?, reason = coalesce(?, reason), updated_at = ? WHERE refund_id = ? AND status = 'PENDING' RETURNING *`),
     get: db.prepare('SELECT * FROM refunds WHERE refund_id = ?'),
     byOrder: db.prepare('SELECT * FROM refunds WHERE order_id = ? ORDER BY created_at, refund_id'),
     pending: db.prepare(`SELECT * FROM refunds WHERE status = 'PENDING' AND updated_at <= ? AND (updated_at, refund_id) > (?, ?)

@@ -18,13 +18,16 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     onRequest: [guard(tokens), buyerGate(deps, 'hold')],
     schema: {
       tags: ['booking'],
-      summary: 'Exchange (改签) a ticketed order for other seats, same show or another: all or nothing',
+      summary: 'Exchange (改签) a ticketed order, or some of its tickets, for other seats, same show or another: all or nothing',
       description: [
         'The new seats are held first (the ordinary hold claim; 409 SEAT_UNAVAILABLE / NOT_ENOUGH_SEATS as for a hold), then one',
         'transaction revokes the old tickets (INVALID, on the door\'s revocation list), frees their seats, and issues the new tickets',
         'on a new TICKETED order. The buyer may exchange until the show\'s exchangeUntilHoursBefore (else 409 EXCHANGE_NOT_ALLOWED);',
         'an admin (organizer) any time. Someone else\'s order is 404 ORDER_NOT_FOUND; an order not TICKETED (or with a used ticket)',
-        '409 ORDER_NOT_TICKETED. Only even swaps: a different list price (the new seats against the order\'s valid tickets) is 409 EXCHANGE_PRICE_DIFFERS; the new order carries the paid value. If the new hold lapses before the',
+        '409 ORDER_NOT_TICKETED. ticketIds gives up only those tickets (the others stay on the order); one that is not a valid ticket of the order is 409',
+        'TICKET_NOT_EXCHANGEABLE. The new order carries the paid value of the tickets given up. Even and cheaper swaps: a cheaper one\'s list difference',
+        '(never more than the value carried) goes back to the payment that brought the money in as a refund of the old order (refund in the answer,',
+        'PENDING until the provider confirms it); dearer seats are 409 EXCHANGE_PRICE_DIFFERS (details.differenceCents: the difference to pay). If the new hold lapses before the',
         'swap, 409 HOLD_EXPIRED and nothing changed: the buyer keeps the old tickets. 403 BLOCKED for a blocked buyer or address;',
         '429 RATE_LIMITED as for holds. With X-Idempotency-Key a retry answers the first exchange again (idempotent-replayed: true)',
         'and takes nothing twice; the same key with another body is 422 IDEMPOTENCY_KEY_REUSED.', admissionHeaderDoc,
@@ -47,7 +50,9 @@ export const exchangeRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
     const holdRequest: HoldRequest = 'seatIds' in body
       ? { kind: 'seats', seatIds: body.seatIds }
       : { kind: 'best', quantity: body.quantity, adjacent: false, section: body.section };
-    const command = { userId: me.userId, orderId: request.params.orderId, showId: body.showId ?? null, request: holdRequest, admissionToken: admissionTokenOf(request) };
+    const command = {
+      userId: me.userId, orderId: request.params.orderId, showId: body.showId ?? null, request: holdRequest, ticketIds: body.ticketIds ?? null, admissionToken: admissionTokenOf(request),
+    };
     const key = request.headers['x-idempotency-key'];
     // Without a key, as before: one exchange per request.
     if (key === undefined) return reply.status(201).send(await exchangeOrder(ctx, command));

@@ -19,6 +19,12 @@ export interface ShowAudit {
    * again), so the auditor counts them as sold. Absent: a reader from before it was read.
    */
   readonly pendingRefundTicketIds?: readonly string[];
+  /**
+   * Orders of this show that gave tickets up by exchange (issue 32): part of their value lives in
+   * the new orders, so such an order may be REFUNDED while its payment is only PARTIALLY_REFUNDED
+   * (a partial exchange, then the rest refunded). Absent: a reader from before it was read.
+   */
+  readonly exchangedOutOrderIds?: readonly string[];
   /** The per-user counter rows of this show. */
   readonly userUnits: readonly { readonly userId: string; readonly units: number }[];
   /** The show's seat map (the Redis gate's bit i is seat i of its canonical layout). */

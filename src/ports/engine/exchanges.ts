@@ -1,8 +1,9 @@
 import type { Order, Ticket } from '../../domain/index.js';
 import type { InventoryChanges, Stale } from './common.js';
+import type { Refund } from './refunds.js';
 import type { TicketDraft } from './tickets.js';
 
-/** One exchange (改签) of a whole order for the seats of a new hold; recorded once it is done. */
+/** One exchange (改签) of an order (whole, or the named tickets) for the seats of a new hold; recorded once it is done. */
 export interface Exchange {
   readonly exchangeId: string;
   readonly userId: string;
@@ -14,7 +15,7 @@ export interface Exchange {
   readonly newShowId: string;
   readonly newHoldId: string;
   readonly newTicketIds: readonly string[];
-  /** New price minus old price (0 for the even swaps supported now). */
+  /** New list price minus the list price of the tickets given up (0: even; < 0: cheaper, the difference refunded). */
   readonly differenceCents: number;
   readonly createdAt: number;
 }
@@ -24,8 +25,14 @@ export interface SwapExchangeInput {
   readonly exchange: Exchange;
   /** One draft per unit of the new hold's lines, in line order (seat lines name their seat). */
   readonly tickets: readonly TicketDraft[];
-  /** The new order's charge: the value carried from the old tickets plus the difference (planExchange). */
+  /** The new order's value: the value carried from the old tickets less any difference given back (planExchange). */
   readonly amountCents: number;
+  /**
+   * A cheaper swap's difference going back: a PENDING refund of the old order with no tickets
+   * (reason 'exchange difference'), written in the same transaction, so a committed swap always
+   * has its refund recorded; the process-refund job then pays it through the money's source. null: nothing to give back.
+   */
+  readonly differenceRefund: Refund | null;
   readonly now: number;
 }
 
@@ -59,8 +66,10 @@ export interface ExchangeStore {
    * (else stale 'ticket'). Effects: a new TICKETED order on the new hold (idempotency key
    * `exchange:{exchangeId}`), one VALID ticket per draft, door counts moved on both shows; the old
    * seats SOLD -> AVAILABLE (their hold line's claim cleared), units back to their sections' stock,
-   * the buyer's units of the old show down; the exchange row (unique per new hold); outbox
-   * 'exchange.completed' with the freed changes and 'tickets.issued' for the new order with the sold ones.
+   * the buyer's units of the old show down; the exchange row (unique per new hold); the difference
+   * refund row when there is one (as requestRefund inserts it, no ticket moved, the old order's
+   * status unchanged); outbox 'exchange.completed' with the freed changes, 'tickets.issued' for the
+   * new order with the sold ones, and 'refund.requested' for the difference refund.
    */
   swapExchange(input: SwapExchangeInput): Promise<SwapExchangeOutcome>;
   /** Exchanges that gave up this order's tickets (at most one today), oldest first. */

@@ -16,7 +16,7 @@ export interface Refund {
   /** The whole order (it moved TICKETED -> REFUND_PENDING). */
   readonly whole: boolean;
   readonly status: RefundStatus;
-  /** The provider's reason for a REFUSED refund. */
+  /** Why: the provider's reason for a REFUSED refund, or 'exchange difference' for a cheaper exchange's difference (kept when settled). */
   readonly reason: string | null;
   readonly requestedBy: RefundActor;
   readonly idempotencyKey: string | null;

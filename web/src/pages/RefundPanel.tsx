@@ -12,7 +12,7 @@ interface RefundsAnswer {
 /**
  * Refunds of an order (issue 25), for its buyer and for an organizer (the server decides who may:
  * a buyer within the show's policy, an admin any time): the policy, the refunds so far, and the
- * valid tickets to choose from. Each click sends its own idempotency key, so a double click or a
+ * valid tickets to choose from, each with what refunding it gives back (its paid price). Each click sends its own idempotency key, so a double click or a
  * retried request is one refund.
  */
 export function RefundPanel({ order, onChanged }: { order: Order; onChanged(): void }) {
@@ -83,7 +83,10 @@ export function RefundPanel({ order, onChanged }: { order: Order; onChanged(): v
       {answer !== null && answer.refunds.length > 0 && (
         <ul data-testid="refund-list">
           {answer.refunds.map((r) => (
-            <li key={r.refundId} data-testid="refund-row" data-status={r.status}>{t('refundRow', { amount: money(r.amountCents), status: t(`refund${r.status}` as const) })}</li>
+            <li key={r.refundId} data-testid="refund-row" data-status={r.status}>
+              {t('refundRow', { amount: money(r.amountCents), status: t(`refund${r.status}` as const) })}
+              {r.reason === 'exchange difference' && r.ticketIds.length === 0 && <> · {t('refundExchangeDifference')}</>}
+            </li>
           ))}
         </ul>
       )}
@@ -95,6 +98,7 @@ export function RefundPanel({ order, onChanged }: { order: Order; onChanged(): v
             <label key={k.ticketId} class="row">
               <input type="checkbox" data-testid={`refund-pick-${k.ticketId}`} checked={chosen.has(k.ticketId)} onChange={() => toggle(k.ticketId)} />
               <span class="mono">{k.seatId ?? k.code}</span>
+              {k.paidCents !== undefined && <span data-testid={`refund-amount-${k.ticketId}`}>{t('refundTicketAmount', { amount: money(k.paidCents) })}</span>}
             </label>
           ))}
           <p class="row">
