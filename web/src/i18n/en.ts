@@ -626,6 +626,19 @@ export const en = {
   waitingRoomHint: 'Changes apply at once. Rate 0–60000 per minute, window 30–3600 seconds.',
   waitingRoomSave: 'Save waiting room',
   waitingRoomSaved: 'Waiting room saved.',
+  // Issue 35: cancelled shows, the refund and exchange policy
+  statusCancelled: 'Cancelled',
+  cancelledBecause: 'Cancelled: {reason}',
+  showCancelledNotice: 'This show is cancelled: {reason}. Every paid order is refunded in full.',
+  policyTitle: 'Refunds and exchanges',
+  policyRefundUntil: 'Refunds until {when} ({hours, plural, one {# hour} other {# hours}} before the show).',
+  policyRefundClosed: 'Refunds closed on {when}.',
+  policyNoRefunds: 'This show offers no refunds by the buyer.',
+  policyExchangeUntil: 'Exchanges until {when} ({hours, plural, one {# hour} other {# hours}} before the show).',
+  policyExchangeClosed: 'Exchanges closed on {when}.',
+  policyNoExchanges: 'This show offers no exchanges by the buyer.',
+  formRefundHours: 'Refunds until (hours before the show; empty: no refunds by buyers)',
+  formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 
 export type MessageKey = keyof typeof en;
