@@ -113,8 +113,9 @@ describe.skipIf(!hasChromium)('web front end: cancelled and sold-out shows, refu
 
     const buyer = await ticketed(showId, ['A-1-1']);
     const words = {
-      en: { refund: 'Refunds until', hours: '48 hours before the show', noExchange: 'This show offers no exchanges by the buyer.' },
-      'zh-CN': { refund: '之前可退票', hours: '开演前 48 小时', noExchange: '本场演出不支持购票人自行改签。' },
+      en: { refund: 'Refunds until', hours: '48 hours before the show', noExchange: 'This show offers no exchanges by the buyer.', place: 'Hall, Hangzhou' },
+      // City and venue apart in Chinese too (issue 35 item 8: "HangzhouHall").
+      'zh-CN': { refund: '之前可退票', hours: '开演前 48 小时', noExchange: '本场演出不支持购票人自行改签。', place: 'Hangzhou · Hall' },
     };
     for (const [locale, w] of Object.entries(words)) {
       const context = await signedInContext(browser, buyer.api, buyer.username, 'BUYER', { locale });
@@ -128,6 +129,7 @@ describe.skipIf(!hasChromium)('web front end: cancelled and sold-out shows, refu
       // The order: refunds offered (the panel and its button), exchanges not (the reason instead).
       await buyerPage.goto(`${t.baseUrl}/orders/${buyer.orderId}`);
       await buyerPage.getByTestId('refund-selected').waitFor();
+      await buyerPage.getByTestId('order-show').getByText(w.place).waitFor();
       await buyerPage.getByTestId('exchange-deadline').getByText(w.noExchange).waitFor();
       expect(await buyerPage.getByTestId('exchange-panel').count()).toBe(0);
       await noSeriousA11yViolations(buyerPage, `order page policy ${locale}`);

@@ -247,7 +247,7 @@ export const zhCN: Record<MessageKey, string> = {
   payBy: '请于 {when} 前付款 · 剩余 {time}',
   cancelOrder: '取消订单',
   orderCancelled: '订单已取消，座位已释放。',
-  orderShowWhen: '{when} · {city}{venue}',
+  orderShowWhen: '{when} · {city} · {venue}',
   soldOutNote: '已售罄：座位和名额均已售完。',
   ticketPlace: '{section} · 站票（不对号）',
   ticketQrAltFor: '电子票二维码：{what}',
