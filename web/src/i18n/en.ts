@@ -638,6 +638,7 @@ export const en = {
   policyExchangeClosed: 'Exchanges closed on {when}.',
   policyNoExchanges: 'This show offers no exchanges by the buyer.',
   formRefundHours: 'Refunds until (hours before the show; empty: no refunds by buyers)',
+  purchaseLimitItems: 'One buyer may buy at most {limit, plural, one {# item} other {# items}} of this sale. {more, plural, =0 {You have reached that limit.} other {You may take # more.}}',
   formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 

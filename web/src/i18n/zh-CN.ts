@@ -630,5 +630,6 @@ export const zhCN: Record<MessageKey, string> = {
   policyExchangeClosed: '改签已于 {when} 截止。',
   policyNoExchanges: '本场演出不支持购票人自行改签。',
   formRefundHours: '退票截止（开演前小时数；留空：购票人不可自行退票）',
+  purchaseLimitItems: '本次活动每位买家最多购买 {limit} 件。{more, plural, =0 {您已达到上限。} other {您还可以再买 # 件。}}',
   formExchangeHours: '改签截止（开演前小时数；留空：购票人不可自行改签）',
 };
