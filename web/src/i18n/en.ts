@@ -639,6 +639,8 @@ export const en = {
   policyNoExchanges: 'This show offers no exchanges by the buyer.',
   formRefundHours: 'Refunds until (hours before the show; empty: no refunds by buyers)',
   purchaseLimitItems: 'One buyer may buy at most {limit, plural, one {# item} other {# items}} of this sale. {more, plural, =0 {You have reached that limit.} other {You may take # more.}}',
+  waitlistForShow: '{title}: waitlist for {n, plural, one {# seat} other {# seats}}',
+  ticketsPdfDownloadForPlaces: 'Download tickets for {title}: {places} (PDF)',
   formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 

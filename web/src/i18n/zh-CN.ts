@@ -631,5 +631,7 @@ export const zhCN: Record<MessageKey, string> = {
   policyNoExchanges: '本场演出不支持购票人自行改签。',
   formRefundHours: '退票截止（开演前小时数；留空：购票人不可自行退票）',
   purchaseLimitItems: '本次活动每位买家最多购买 {limit} 件。{more, plural, =0 {您已达到上限。} other {您还可以再买 # 件。}}',
+  waitlistForShow: '{title}：候补 {n} 个座位',
+  ticketsPdfDownloadForPlaces: '下载《{title}》的电子票：{places}（PDF）',
   formExchangeHours: '改签截止（开演前小时数；留空：购票人不可自行改签）',
 };
