@@ -641,6 +641,7 @@ export const en = {
   purchaseLimitItems: 'One buyer may buy at most {limit, plural, one {# item} other {# items}} of this sale. {more, plural, =0 {You have reached that limit.} other {You may take # more.}}',
   waitlistForShow: '{title}: waitlist for {n, plural, one {# seat} other {# seats}}',
   ticketsPdfDownloadForPlaces: 'Download tickets for {title}: {places} (PDF)',
+  codesCsvBadLine: 'The file could not be read at line {line}: fix that line and import it again ({imported, plural, one {# code} other {# codes}} before it were imported).',
   formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 

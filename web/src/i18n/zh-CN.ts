@@ -633,5 +633,6 @@ export const zhCN: Record<MessageKey, string> = {
   purchaseLimitItems: '本次活动每位买家最多购买 {limit} 件。{more, plural, =0 {您已达到上限。} other {您还可以再买 # 件。}}',
   waitlistForShow: '{title}：候补 {n} 个座位',
   ticketsPdfDownloadForPlaces: '下载《{title}》的电子票：{places}（PDF）',
+  codesCsvBadLine: '文件第 {line} 行无法读取：请修改该行后重新导入（此前已导入 {imported} 个码）。',
   formExchangeHours: '改签截止（开演前小时数；留空：购票人不可自行改签）',
 };
