@@ -54,6 +54,15 @@ describe.skipIf(!hasChromium)('web front end: code pools (issue 23 items 3, 5, 6
     await page.getByTestId('import-error').getByText('文件第 1 行无法读取').waitFor();
     await page.getByLabel('语言').selectOption('en');
     const poolId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() as string);
+    // The campaigns page lists the pool and leads back to its page (issue 35 item 9), in both languages.
+    await page.goto(`${t.baseUrl}/admin/campaigns`);
+    await page.getByTestId('code-pool-card').getByRole('link', { name: 'Manage Launch codes' }).waitFor();
+    await noSeriousA11yViolations(page, 'campaigns with a code pool');
+    await page.getByLabel('Language').selectOption('zh-CN');
+    await page.getByRole('heading', { name: '券码活动' }).waitFor();
+    await page.getByTestId('code-pool-card').getByRole('link', { name: '管理 Launch codes' }).click();
+    await page.waitForURL(`${t.baseUrl}/admin/code-pools/${encodeURIComponent(poolId)}`);
+    await page.getByLabel('语言').selectOption('en');
 
     const alice = await buyerApi(t.node.app, 'webcodes1');
     const buyer = await signedInContext(browser, alice, 'webcodes1', 'BUYER');

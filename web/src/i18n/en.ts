@@ -658,6 +658,9 @@ export const en = {
   blocklistUntilLifted: 'Until lifted',
   blocklistLift: 'Lift',
   blocklistLiftFor: 'Lift the block on {who}',
+  codePoolsTitle: 'Code pools',
+  noCodePools: 'No code pools yet.',
+  manageCodePool: 'Manage {title}',
   formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 

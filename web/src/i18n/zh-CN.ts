@@ -650,5 +650,8 @@ export const zhCN: Record<MessageKey, string> = {
   blocklistUntilLifted: '直到解除',
   blocklistLift: '解除',
   blocklistLiftFor: '解除对 {who} 的封禁',
+  codePoolsTitle: '券码活动',
+  noCodePools: '还没有券码活动。',
+  manageCodePool: '管理 {title}',
   formExchangeHours: '改签截止（开演前小时数；留空：购票人不可自行改签）',
 };
