@@ -75,11 +75,12 @@ describe.skipIf(!hasChromium)('web front end: notifications and the audit log', 
     // Who by name and what in words (issue 35 item 9), not a user id and `show.edited`.
     await expect(rows.first().getByTestId('audit-action').textContent()).resolves.toBe('Show edited');
     await expect(rows.first().getByTestId('audit-actor').textContent()).resolves.toBe(`${adminCredentials.username} (Organizer)`);
-    await expect(rows.first().textContent()).resolves.toContain('title: Test Show → Audited Show');
+    await expect(rows.first().textContent()).resolves.toContain('Title: Test Show → Audited Show');
     await noSeriousA11yViolations(page, 'audit log');
     await shot(page, 'audit-log');
     await page.getByLabel('Language').selectOption('zh-CN');
     await rows.first().getByTestId('audit-action').getByText('编辑演出').waitFor();
+    await rows.first().getByText('标题：Test Show → Audited Show').waitFor();
     await rows.last().getByTestId('audit-action').getByText('创建演出').waitFor();
     await page.getByRole('option', { name: '秒杀' }).waitFor({ state: 'attached' });
     await noSeriousA11yViolations(page, 'audit log zh-CN');

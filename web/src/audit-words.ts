@@ -18,6 +18,14 @@ const verbKeys: Readonly<Record<string, MessageKey>> = {
 };
 const roleKeys: Readonly<Record<string, MessageKey>> = { BUYER: 'roleBUYER', STAFF: 'roleSTAFF', ADMIN: 'roleADMIN' };
 
+/** A changed field by the name the organizer's forms give it; other fields read as stored. */
+const fieldKeys: Readonly<Record<string, MessageKey>> = {
+  title: 'title', venue: 'venue', city: 'city', startsAt: 'startsAt', saleStartsAt: 'saleStartsAt', saleEndsAt: 'saleEndsAt',
+  description: 'description', imageUrl: 'auditFieldImageUrl', currency: 'currency', username: 'username', role: 'auditFieldRole',
+  reason: 'auditFieldReason', status: 'auditFieldStatus', refundUntilHoursBefore: 'auditFieldRefundHours', exchangeUntilHoursBefore: 'auditFieldExchangeHours',
+};
+
+export const fieldText = (field: string): string => (fieldKeys[field] === undefined ? field : t(fieldKeys[field] as MessageKey));
 export const entityText = (type: string): string => (entityKeys[type] === undefined ? type : t(entityKeys[type] as MessageKey));
 export const roleText = (role: string): string => (roleKeys[role] === undefined ? role : t(roleKeys[role] as MessageKey));
 

@@ -685,6 +685,13 @@ export const en = {
   auditVerbRoleWithdrawn: 'Role withdrawn',
   auditVerbRoleChanged: 'Role changed',
   auditVerbRoleConfirmed: 'Role confirmed',
+  auditFieldChange: '{field}: {before} → {after}',
+  auditFieldImageUrl: 'Picture',
+  auditFieldRole: 'Role',
+  auditFieldReason: 'Reason',
+  auditFieldStatus: 'Status',
+  auditFieldRefundHours: 'Refunds until (hours before)',
+  auditFieldExchangeHours: 'Exchanges until (hours before)',
   formExchangeHours: 'Exchanges until (hours before the show; empty: no exchanges by buyers)',
 } as const;
 

@@ -677,5 +677,12 @@ export const zhCN: Record<MessageKey, string> = {
   auditVerbRoleWithdrawn: '撤销角色',
   auditVerbRoleChanged: '更改角色',
   auditVerbRoleConfirmed: '确认角色',
+  auditFieldChange: '{field}：{before} → {after}',
+  auditFieldImageUrl: '图片',
+  auditFieldRole: '角色',
+  auditFieldReason: '原因',
+  auditFieldStatus: '状态',
+  auditFieldRefundHours: '退票截止（开演前小时数）',
+  auditFieldExchangeHours: '改签截止（开演前小时数）',
   formExchangeHours: '改签截止（开演前小时数；留空：购票人不可自行改签）',
 };

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
-import { actionText, entityText, roleText } from '../audit-words';
+import { actionText, entityText, fieldText, roleText } from '../audit-words';
 import { dateTime } from '../format';
 import { useLoad } from '../hooks';
 import { t } from '../i18n';
@@ -82,7 +82,7 @@ export function AuditLog() {
                 <td>{entityText(e.entityType)} <span class="mono">{e.entityId}</span></td>
                 <td>
                   <ul class="plain">
-                    {changes(e).map((c) => <li key={c.field}><code>{c.field}</code>: {c.before} → {c.after}</li>)}
+                    {changes(e).map((c) => <li key={c.field}>{t('auditFieldChange', { field: fieldText(c.field), before: c.before, after: c.after })}</li>)}
                   </ul>
                 </td>
               </tr>
