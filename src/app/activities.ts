@@ -1,4 +1,4 @@
-import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type ActivitySummary, type ActivityTiming, type CampaignChange, type ShowEdit } from '../domain/index.js';
+import { activityTiming, catalogKey, compareCatalogKeys, type ActivityKind, type ActivitySummary, type ActivityTiming, type CampaignChange, type Show, type ShowEdit } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError } from './errors.js';
 import type { Actor } from './audit-trail.js';
@@ -22,6 +22,8 @@ export interface ActivitySource {
   detail(activityId: string): Promise<ActivityDetail | null>;
   /** Whether the user has taken part (an order, a grab, a bargain started). */
   participated(userId: string, activityId: string): Promise<boolean>;
+  /** Whether one on sale has nothing left (asked only of the rows a page shows); absent: never said. */
+  soldOut?(activityId: string): Promise<boolean>;
 }
 
 export interface ActivityView extends ActivityTiming {
@@ -31,6 +33,8 @@ export interface ActivityView extends ActivityTiming {
   imageUrl: string | null;
   saleStartsAt: string;
   saleEndsAt: string;
+  /** A cancelled show's reason (status CANCELLED); null otherwise. */
+  cancelReason: string | null;
 }
 
 export type ActivityDetail = ActivityView & {
@@ -47,8 +51,21 @@ export const activitiesOffsetMax = 1_000;
 export function activityView(a: ActivitySummary, now: number): ActivityView {
   return {
     activityId: a.activityId, kind: a.kind, title: a.title, imageUrl: a.imageUrl,
-    saleStartsAt: iso(a.saleStartsAt), saleEndsAt: iso(a.saleEndsAt), ...activityTiming(a, now),
+    saleStartsAt: iso(a.saleStartsAt), saleEndsAt: iso(a.saleEndsAt), cancelReason: a.cancelReason ?? null, ...activityTiming(a, now),
   };
+}
+
+/** A show as a catalog row: cancelled ones carry their reason (GET /shows says `cancelled`). */
+function showSummary(s: Show): ActivitySummary {
+  const cancelReason = (s.cancelledAt ?? null) === null ? null : (s.cancelReason ?? '');
+  return { activityId: s.showId, kind: 'SHOW', title: s.title, imageUrl: s.imageUrl, saleStartsAt: s.saleStartsAt, saleEndsAt: s.saleEndsAt, offline: false, cancelReason };
+}
+
+/** Nothing left of a show: what GET /shows counts as `available` (the read model, loaded if need be) is 0. */
+async function showSoldOut(ctx: AppContext, showId: string): Promise<boolean> {
+  const entry = ctx.seatMaps.hit(showId) ?? (await ctx.seatMaps.get(showId));
+  if (entry === null) return false;
+  return ctx.seatMaps.availability(entry).sections.reduce((sum, section) => sum + section.available, 0) === 0;
 }
 
 /** Shows and flash sales; code pools and bargains add their sources here. */
@@ -58,16 +75,19 @@ export function activitySources(ctx: AppContext): ActivitySource[] {
     async list(limit, now) {
       // Shows have no offline state; ended ones are dropped after the merge (they sort last).
       const rows = await ctx.store.listShows({ limit, offset: 0 }, now);
-      return rows.map((s) => ({ activityId: s.showId, kind: 'SHOW', title: s.title, imageUrl: s.imageUrl, saleStartsAt: s.saleStartsAt, saleEndsAt: s.saleEndsAt, offline: false }));
+      return rows.map(showSummary);
     },
     async detail(activityId) {
       const show = await ctx.store.getShow(activityId);
       // A campaign's show carries its stock: the campaign's own source details it.
       if (show === null || show.campaign !== undefined || (await ctx.store.getFlashSale(activityId)) !== null) return null;
-      const summary: ActivitySummary = { activityId, kind: 'SHOW', title: show.title, imageUrl: show.imageUrl, saleStartsAt: show.saleStartsAt, saleEndsAt: show.saleEndsAt, offline: false };
-      return { ...activityView(summary, ctx.clock.now()), description: show.description };
+      const now = ctx.clock.now();
+      const summary = showSummary(show);
+      const soldOut = activityTiming(summary, now).status === 'ON_SALE' && (await showSoldOut(ctx, activityId));
+      return { ...activityView({ ...summary, soldOut }, now), description: show.description };
     },
     participated: (userId, activityId) => ctx.store.hasOrderOfActivity(userId, activityId),
+    soldOut: (activityId) => showSoldOut(ctx, activityId),
   };
   const flashSales: ActivitySource = {
     kind: 'FLASH_SALE',
@@ -138,7 +158,13 @@ export async function listActivities(ctx: AppContext, query: ActivityQuery, sour
     .filter((a) => query.includeEnded || (!a.offline && now < a.saleEndsAt))
     .map((a) => ({ a, key: catalogKey(a, now) }))
     .sort((x, y) => compareCatalogKeys(x.key, y.key));
-  return merged.slice(offset, wanted).map(({ a }) => activityView(a, now));
+  const kinds = new Map(sources.map((s) => [s.kind, s]));
+  // Sold out is asked only of the page's rows on sale (a read-model lookup each, as GET /shows does).
+  return Promise.all(merged.slice(offset, wanted).map(async ({ a }) => {
+    const soldOut = kinds.get(a.kind)?.soldOut;
+    const onSale = activityTiming(a, now).status === 'ON_SALE';
+    return activityView(onSale && soldOut !== undefined ? { ...a, soldOut: await soldOut(a.activityId) } : a, now);
+  }));
 }
 
 export async function getActivity(ctx: AppContext, activityId: string, viewerUserId: string | null, sources: readonly ActivitySource[] = activitySources(ctx)): Promise<ActivityDetail & { participated: boolean | null }> {

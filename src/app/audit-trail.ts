@@ -55,9 +55,13 @@ export const auditLogOffsetMax = 10_000;
  * and their campaigns (not roles or webhooks, which are an admin's business). Shows have no owner
  * yet: when they get one, this is where an organizer's view narrows to their own shows.
  */
-export async function listAuditLog(ctx: AppContext, viewer: Actor, filter: AuditLogFilter): Promise<{ entries: readonly AuditEntry[]; more: boolean }> {
+export async function listAuditLog(ctx: AppContext, viewer: Actor, filter: AuditLogFilter): Promise<{ entries: readonly (AuditEntry & { actorName: string | null })[]; more: boolean }> {
   const limit = Math.min(filter.limit, limits.listPageSizeMax);
   const query: AuditLogQuery = { ...filter, limit: limit + 1, offset: Math.min(filter.offset, auditLogOffsetMax), withShowOnly: viewer.role !== 'ADMIN' };
   const found = await ctx.store.listAuditEntries(query);
-  return { entries: found.slice(0, limit), more: found.length > limit };
+  const entries = found.slice(0, limit);
+  // Who, by name (issue 35 item 9): one read per actor on the page (a page holds few, usually one or two).
+  const actorIds = [...new Set(entries.map((e) => e.actorId))];
+  const names = new Map(await Promise.all(actorIds.map(async (id) => [id, (await ctx.store.getUser(id))?.username ?? null] as const)));
+  return { entries: entries.map((e) => ({ ...e, actorName: names.get(e.actorId) ?? null })), more: found.length > limit };
 }

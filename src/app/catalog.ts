@@ -150,6 +150,9 @@ export async function ensureDemoShow(ctx: AppContext): Promise<Show | null> {
     startsAt: now + 30 * day,
     saleStartsAt: now - 60_000,
     saleEndsAt: now + 29 * day,
+    // A policy a newcomer can try: refunds until two days before the show, exchanges until one.
+    refundUntilHoursBefore: 48,
+    exchangeUntilHoursBefore: 24,
     maxSeatsPerUser: null,
     seatMap: {
       sections: [

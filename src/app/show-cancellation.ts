@@ -1,6 +1,7 @@
 import { planRefund, type Order, type Show } from '../domain/index.js';
 import type { Refund } from '../ports/engine/index.js';
 import { PaymentProviderError } from '../ports/payment-provider.js';
+import { auditDraft, type Actor } from './audit-trail.js';
 import type { AppContext } from './context.js';
 import { cancelExpiry, enqueueJob } from './enqueue.js';
 import { AppError } from './errors.js';
@@ -32,10 +33,12 @@ const cancelShowJobKey = (showId: string): string => `cancel-show:${showId}`;
 /**
  * Cancels a show (admin): the sale stops at once (claims of a cancelled show are refused, and the
  * read model has the new show before this returns), then a background pass releases the holds and
- * refunds every paid order. A second cancel is 409 SHOW_CANCELLED.
+ * refunds every paid order. A second cancel is 409 SHOW_CANCELLED. The audit entry is written
+ * with the cancellation; the refunds it starts are the organizer's (requestedBy ORGANIZER).
  */
-export async function cancelShow(ctx: AppContext, showId: string, reason: string): Promise<CancellationView> {
-  const outcome = await ctx.store.cancelShow({ showId, reason, now: ctx.clock.now() });
+export async function cancelShow(ctx: AppContext, showId: string, reason: string, actor: Actor | null = null): Promise<CancellationView> {
+  const audit = auditDraft(ctx, actor, { action: 'show.cancelled', entityType: 'show', entityId: showId, showId, before: { cancelled: false }, after: { cancelled: true, reason } });
+  const outcome = await ctx.store.cancelShow({ showId, reason, now: ctx.clock.now(), audit });
   if (!outcome.ok) {
     if (outcome.code === 'SHOW_NOT_FOUND') throw new AppError('SHOW_NOT_FOUND', 'no such show');
     throw new AppError('SHOW_CANCELLED', 'the show was already cancelled', { cancelledAt: new Date(outcome.show.cancelledAt ?? 0).toISOString() });

@@ -3,7 +3,12 @@ import { saleWindow, type SaleStatus } from './show.js';
 /** Everything the activity catalog lists: shows and campaigns side by side (issue 23, seed 001). */
 export const activityKinds = ['SHOW', 'FLASH_SALE', 'CODE_POOL', 'BARGAIN'] as const;
 export type ActivityKind = (typeof activityKinds)[number];
-export type ActivityStatus = SaleStatus | 'OFFLINE';
+/**
+ * SOLD_OUT: on sale with nothing left (a show whose seats and places are all taken); CANCELLED: a
+ * show its organizer cancelled (its sale over whatever its window said), with the reason.
+ */
+export const activityStatuses = ['UPCOMING', 'ON_SALE', 'SOLD_OUT', 'ENDED', 'OFFLINE', 'CANCELLED'] as const;
+export type ActivityStatus = (typeof activityStatuses)[number];
 
 /** One row of the catalog, as every source gives it (times in epoch ms). */
 export interface ActivitySummary {
@@ -15,6 +20,10 @@ export interface ActivitySummary {
   readonly saleEndsAt: number;
   /** Taken down by its organizer: listed only with the ended ones, and nothing can be bought. */
   readonly offline: boolean;
+  /** A cancelled show's reason (null or absent: not cancelled). */
+  readonly cancelReason?: string | null;
+  /** On sale and nothing left (only shows say; absent: not known or not sold out). */
+  readonly soldOut?: boolean;
 }
 
 export interface ActivityTiming {
@@ -26,11 +35,14 @@ export interface ActivityTiming {
 }
 
 /** The status and countdowns of seed 001 §秒杀 4, computed on the server from one `now`. */
-export function activityTiming(activity: Pick<ActivitySummary, 'saleStartsAt' | 'saleEndsAt' | 'offline'>, now: number): ActivityTiming {
+export function activityTiming(activity: Pick<ActivitySummary, 'saleStartsAt' | 'saleEndsAt' | 'offline' | 'cancelReason' | 'soldOut'>, now: number): ActivityTiming {
+  // A cancelled show's sale is over: no countdown runs (as GET /shows says ENDED with cancelled).
+  if ((activity.cancelReason ?? null) !== null) return { status: 'CANCELLED', secondsToStart: 0, secondsToEnd: 0 };
   const window = saleWindow(activity, now);
   const secondsToStart = Math.max(0, Math.ceil((activity.saleStartsAt - now) / 1000));
   const secondsToEnd = Math.max(0, Math.ceil((activity.saleEndsAt - now) / 1000));
-  return { status: activity.offline ? 'OFFLINE' : window.status, secondsToStart, secondsToEnd };
+  const status = activity.offline ? 'OFFLINE' : window.status === 'ON_SALE' && activity.soldOut === true ? 'SOLD_OUT' : window.status;
+  return { status, secondsToStart, secondsToEnd };
 }
 
 /**

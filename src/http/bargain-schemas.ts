@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { bargainLimits, limits } from '../domain/index.js';
+import { activityStatuses, bargainLimits, limits } from '../domain/index.js';
 
 /** Request and answer shapes of bargains (issue 23 item 4, seed 001 砍价). */
 const Instant = Type.String({ format: 'date-time', maxLength: 40, description: 'ISO 8601 instant' });
@@ -26,7 +26,7 @@ export const NewBargainBody = Type.Object({
 }, { additionalProperties: false });
 
 const timing = {
-  status: Type.Union([Type.Literal('UPCOMING'), Type.Literal('ON_SALE'), Type.Literal('ENDED'), Type.Literal('OFFLINE')]),
+  status: Type.Union(activityStatuses.map((s) => Type.Literal(s))),
   secondsToStart: Type.Integer({ minimum: 0 }),
   secondsToEnd: Type.Integer({ minimum: 0 }),
 };

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { activityKinds, flashSaleLimits, limits } from '../domain/index.js';
+import { activityKinds, activityStatuses, flashSaleLimits, limits } from '../domain/index.js';
 import { BargainResponse } from './bargain-schemas.js';
 
 /** Request and answer shapes of the activity catalog and flash sales (issue 23). */
@@ -20,7 +20,9 @@ export const ActivitiesQuery = Type.Unsafe<{ limit: number; offset: number; incl
   include: Type.Optional(Type.Literal('ended', { description: '"ended": also ended and offline activities, after the live ones' })),
 }, { additionalProperties: false }));
 
-const Status = Type.Union([Type.Literal('UPCOMING'), Type.Literal('ON_SALE'), Type.Literal('ENDED'), Type.Literal('OFFLINE')]);
+const Status = Type.Union(activityStatuses.map((s) => Type.Literal(s)), {
+  description: 'SOLD_OUT: on sale with nothing left (shows); CANCELLED: a cancelled show (see cancelReason), its sale over',
+});
 const Kind = Type.Union(activityKinds.map((k) => Type.Literal(k)));
 const timing = {
   status: Status,
@@ -36,6 +38,7 @@ export const ActivityResponse = Type.Object({
   saleStartsAt: Type.String(),
   saleEndsAt: Type.String(),
   ...timing,
+  cancelReason: Type.Union([Type.String(), Type.Null()], { description: 'A cancelled show\'s reason, as the organizer gave it; null when not cancelled' }),
 });
 
 const FlashSaleItem = Type.Object({

@@ -75,6 +75,12 @@ const PolicyHours = (what: string) => Type.Integer({
   minimum: 0, maximum: policyHoursMax,
   description: `A buyer may ${what} until this many hours before the show starts; absent or null: not by the buyer (admins always may)`,
 });
+/**
+ * The same, or null to take the policy away. One schema with `nullable`, not a union with null:
+ * the validator coerces types (for querystrings), and a union's integer branch read a null as 0,
+ * so clearing a policy set it to "until the start" instead (issue 35).
+ */
+const NullablePolicyHours = (what: string) => Type.Unsafe<number | null>({ ...PolicyHours(what), nullable: true });
 
 const Currency = Type.String({ minLength: 3, maxLength: 3, pattern: '^[A-Z]{3}$', description: 'ISO 4217 code of every price of the show; default TICKETRUSH_CURRENCY (CNY)' });
 
@@ -113,8 +119,8 @@ export const ShowEditBody = Type.Object(
     startsAt: Type.Optional(Instant),
     saleStartsAt: Type.Optional(Instant),
     saleEndsAt: Type.Optional(Instant),
-    refundUntilHoursBefore: Type.Optional(Type.Union([PolicyHours('refund'), Type.Null()])),
-    exchangeUntilHoursBefore: Type.Optional(Type.Union([PolicyHours('exchange'), Type.Null()])),
+    refundUntilHoursBefore: Type.Optional(NullablePolicyHours('refund')),
+    exchangeUntilHoursBefore: Type.Optional(NullablePolicyHours('exchange')),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -56,7 +56,8 @@ export function typeMismatch(schema: unknown, value: unknown, path = ''): string
       if (miss !== null) return miss;
     }
   }
-  if (s.type !== undefined && !admitsType(s.type, jsonType(value))) return path;
+  // `nullable` (OpenAPI's, which Ajv reads too) admits null besides the type.
+  if (s.type !== undefined && !admitsType(s.type, jsonType(value)) && !(s.nullable === true && value === null)) return path;
   if (jsonType(value) === 'object' && typeof s.properties === 'object' && s.properties !== null) {
     const properties = s.properties as Schema;
     for (const [name, child] of Object.entries(value as Record<string, unknown>)) {

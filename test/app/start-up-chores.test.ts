@@ -19,7 +19,10 @@ describe('start-up chores run at the same moment', () => {
   it('create one demo show, however many run', async () => {
     const made = await Promise.all(Array.from({ length: 6 }, () => ensureDemoShow(t.node.ctx)));
     expect(made.filter((show) => show !== null)).toHaveLength(1);
-    expect(await t.node.ctx.store.listShows({ limit: 10, offset: 0 }, Date.now())).toHaveLength(1);
+    const shows = await t.node.ctx.store.listShows({ limit: 10, offset: 0 }, Date.now());
+    expect(shows).toHaveLength(1);
+    // A newcomer can try a refund and an exchange on it (issue 35): the policy is set.
+    expect(shows[0]).toMatchObject({ refundUntilHoursBefore: 48, exchangeUntilHoursBefore: 24 });
     // And a later start creates none.
     expect(await ensureDemoShow(t.node.ctx)).toBeNull();
   });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
 
 /**
  * The audit trail through the API: organizer and admin changes recorded with who, when, what,
@@ -34,7 +34,8 @@ describe('the audit log', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.entries.map((e: { action: string }) => e.action)).toEqual(['show.edited', 'show.created']);
     const [edited, created] = reply.body.entries;
-    expect(edited).toMatchObject({ actorId: adminId, actorRole: 'ADMIN', entityType: 'show', entityId: showId, showId, before: { title: 'Test Show' }, after: { title: 'Renamed Show' } });
+    // Who by name too (issue 35 item 9), not only the id.
+    expect(edited).toMatchObject({ actorId: adminId, actorName: adminCredentials.username, actorRole: 'ADMIN', entityType: 'show', entityId: showId, showId, before: { title: 'Test Show' }, after: { title: 'Renamed Show' } });
     expect(created).toMatchObject({ before: null, after: { title: 'Test Show', capacity: 100 } });
     expect(Date.parse(edited.at)).toBeGreaterThanOrEqual(Date.parse(started));
     expect((await log(`?entityId=${showId}&from=${encodeURIComponent(edited.at)}`)).body.entries).toHaveLength(1);

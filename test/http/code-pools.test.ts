@@ -68,6 +68,16 @@ describe('code pools over HTTP (issue 23 item 3)', () => {
     expect(detail.body).toMatchObject({ poolId, title: 'Spring codes', status: 'ON_SALE', imported: 6, remaining: 6, participated: false, myCode: null });
   });
 
+  // Issue 35 item 10: the organizer's page says which line to fix; the details carry it as a number.
+  it('refuses a malformed CSV with 400 BAD_REQUEST naming the line, keeping the codes before it', async () => {
+    const poolId = await newPool();
+    const reply = await importCsv(poolId, 'MAL1\nMAL2\n"bad"x\nMAL4\n');
+    expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 400, code: 'BAD_REQUEST' });
+    expect(reply.body.message).toMatch(/^the CSV could not be read: .*at line 3\b/);
+    expect(reply.body.details).toMatchObject({ line: 3, rejected: 0 });
+    expect((await importCsv(poolId, 'MAL1\nMAL2\n')).body).toMatchObject({ duplicates: reply.body.details.imported });
+  });
+
   it('refuses a CSV past TICKETRUSH_IMPORT_BYTES_MAX with 413, keeping the batches committed before and saying how far it got', async () => {
     const poolId = await newPool();
     // 1,500 codes of 9 bytes: 4 KB holds ~450, short of a first batch of 1,000, so nothing was

@@ -183,3 +183,18 @@ describe('users page API (GET /admin/users)', () => {
     expect((await (await buyer()).request('GET', '/api/v1/admin/users')).status).toBe(403);
   });
 });
+
+// Issue 35: the edit form clears a policy with null; the validator's type coercion read it as 0
+// ("until the start") before, so the buyer could still refund or exchange.
+it('PATCH /admin/shows/{id} sets a refund or exchange policy, takes it away with null and keeps 0 as 0', async () => {
+  const showId = await createShow(admin);
+  const patch = async (body: object) => admin.request('PATCH', `/api/v1/admin/shows/${showId}`, body);
+  expect((await patch({ refundUntilHoursBefore: 48, exchangeUntilHoursBefore: 24 })).body).toMatchObject({ refundUntilHoursBefore: 48, exchangeUntilHoursBefore: 24 });
+  expect((await patch({ exchangeUntilHoursBefore: null })).body).toMatchObject({ refundUntilHoursBefore: 48, exchangeUntilHoursBefore: null });
+  expect((await patch({ refundUntilHoursBefore: 0 })).body).toMatchObject({ refundUntilHoursBefore: 0, exchangeUntilHoursBefore: null });
+  expect((await admin.request('GET', `/api/v1/shows/${showId}`)).body).toMatchObject({ refundUntilHoursBefore: 0, exchangeUntilHoursBefore: null });
+  for (const bad of [{ refundUntilHoursBefore: '5' }, { refundUntilHoursBefore: -1 }, { exchangeUntilHoursBefore: 8761 }, { exchangeUntilHoursBefore: 1.5 }]) {
+    const reply = await patch(bad);
+    expect({ status: reply.status, code: reply.body.code }, JSON.stringify(bad)).toEqual({ status: 400, code: 'VALIDATION_FAILED' });
+  }
+});

@@ -38,3 +38,27 @@ it('keeps the catalog order across pages: on sale first, then upcoming, then end
     [],
   ]);
 });
+
+// Issue 35 items 2 and 14: the activity catalog says what GET /shows and the home page say.
+it('GET /activities calls a cancelled show CANCELLED with its reason, and a show with nothing left SOLD_OUT; cancelling is audited', async () => {
+  const cancelled = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 1, seatsPerRow: 2, priceCents: 5000 }] });
+  const soldOut = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 1, seatsPerRow: 2, priceCents: 5000 }] });
+  const buyer = await new ApiClient(t.node.app).signUp(`lister${Date.now()}`);
+  expect((await buyer.request('POST', `/api/v1/shows/${soldOut}/holds`, { seatIds: ['A-1-1', 'A-1-2'] })).status).toBe(201);
+  expect((await admin.request('POST', `/api/v1/admin/shows/${cancelled}/cancel`, { reason: 'The band is ill' })).status).toBe(202);
+
+  const shows = (await buyer.request('GET', '/api/v1/shows?limit=100')).body.shows as { showId: string; cancelled: boolean; cancelReason: string | null; available: number | null }[];
+  expect(shows.find((s) => s.showId === cancelled)).toMatchObject({ cancelled: true, cancelReason: 'The band is ill' });
+  expect(shows.find((s) => s.showId === soldOut)).toMatchObject({ cancelled: false, available: 0 });
+  const activities = (await buyer.request('GET', '/api/v1/activities?limit=100')).body.activities as { activityId: string }[];
+  expect(activities.find((a) => a.activityId === cancelled)).toMatchObject({ status: 'CANCELLED', cancelReason: 'The band is ill', secondsToEnd: 0 });
+  expect(activities.find((a) => a.activityId === soldOut)).toMatchObject({ status: 'SOLD_OUT', cancelReason: null });
+  expect((await buyer.request('GET', `/api/v1/activities/${cancelled}`)).body).toMatchObject({ status: 'CANCELLED', cancelReason: 'The band is ill' });
+  expect((await buyer.request('GET', `/api/v1/activities/${soldOut}`)).body).toMatchObject({ status: 'SOLD_OUT' });
+
+  // One entry, by the admin who cancelled, with the reason.
+  const audit = await admin.request('GET', `/api/v1/admin/audit-log?entityId=${cancelled}`);
+  const entries = (audit.body.entries as { action: string }[]).filter((e) => e.action === 'show.cancelled');
+  expect(entries).toHaveLength(1);
+  expect(entries[0]).toMatchObject({ entityType: 'show', showId: cancelled, actorRole: 'ADMIN', after: { cancelled: true, reason: 'The band is ill' } });
+});

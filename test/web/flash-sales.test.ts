@@ -81,7 +81,12 @@ describe.skipIf(!hasChromium)('web front end: activities and flash sales', () =>
     await noSeriousA11yViolations(page, 'flash-sale page zh-CN');
     // Past the limit of 2: the refusal is said in the page's language.
     await page.getByTestId('buy-TEA').click();
-    await expect(page.getByTestId('buy-notice').textContent()).resolves.toContain('每位买家');
+    await expect(page.getByTestId('buy-notice').textContent()).resolves.toContain('每位买家最多购买 2 件');
+    // Goods, not seats of a show (issue 35 item 7), in English too.
+    await page.getByLabel('语言').selectOption('en');
+    await page.getByTestId('buy-TEA').click();
+    await page.getByTestId('buy-notice').getByText('at most 2 items of this sale').waitFor();
+    await page.getByLabel('Language').selectOption('zh-CN');
     await page.goto(`${t.baseUrl}/activities`);
     await page.locator('[data-testid=activity-card]').first().waitFor();
     await expect(page.locator('[data-testid=activity-card]', { hasText: saleTitle }).textContent()).resolves.toContain('秒杀');

@@ -72,10 +72,19 @@ describe.skipIf(!hasChromium)('web front end: notifications and the audit log', 
     const rows = page.getByTestId('audit-entry');
     // The unfiltered list may still be on screen right after the click: wait for the filtered one.
     await expect.poll(() => rows.count(), { timeout: 15_000 }).toBe(2);
-    await expect(rows.first().textContent()).resolves.toContain('show.edited');
-    await expect(rows.first().textContent()).resolves.toContain('title: Test Show → Audited Show');
+    // Who by name and what in words (issue 35 item 9), not a user id and `show.edited`.
+    await expect(rows.first().getByTestId('audit-action').textContent()).resolves.toBe('Show edited');
+    await expect(rows.first().getByTestId('audit-actor').textContent()).resolves.toBe(`${adminCredentials.username} (Organizer)`);
+    await expect(rows.first().textContent()).resolves.toContain('Title: Test Show → Audited Show');
     await noSeriousA11yViolations(page, 'audit log');
     await shot(page, 'audit-log');
+    await page.getByLabel('Language').selectOption('zh-CN');
+    await rows.first().getByTestId('audit-action').getByText('编辑演出').waitFor();
+    await rows.first().getByText('标题：Test Show → Audited Show').waitFor();
+    await rows.last().getByTestId('audit-action').getByText('创建演出').waitFor();
+    await page.getByRole('option', { name: '秒杀' }).waitFor({ state: 'attached' });
+    await noSeriousA11yViolations(page, 'audit log zh-CN');
+    await page.getByLabel('语言').selectOption('en');
     await page.getByLabel('Id').fill('shw_nothing');
     await page.getByRole('button', { name: 'Filter' }).click();
     await page.getByTestId('audit-empty').waitFor();

@@ -43,7 +43,7 @@ describe.skipIf(!hasChromium)('web front end: the waitlist (候补)', () => {
     await page.goto(`${t.baseUrl}/waitlist`);
     const entry = page.getByTestId('waitlist-entry').first();
     await entry.waitFor();
-    await expect(entry.textContent()).resolves.toMatch(/Waitlist for 1 seat(Offered|Claimed)/);
+    await expect(entry.textContent()).resolves.toMatch(/Test Show: waitlist for 1 seat(Offered|Claimed)/);
 
     // Leaving: the join button comes back.
     const other = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 1, seatsPerRow: 1, priceCents: 5000 }] });

@@ -98,6 +98,12 @@ export interface Show {
   readonly status: 'UPCOMING' | 'ON_SALE' | 'ENDED';
   readonly secondsRemaining: number;
   readonly capacity: number;
+  /** Hours before the start a buyer may still refund / exchange; null: not by the buyer. */
+  readonly refundUntilHoursBefore?: number | null;
+  readonly exchangeUntilHoursBefore?: number | null;
+  /** Cancelled by the organizer (status ENDED then), with the reason buyers are told. */
+  readonly cancelled?: boolean;
+  readonly cancelReason?: string | null;
   readonly sections: readonly ShowSection[];
   readonly seatCounts?: Readonly<Record<string, number>>;
   /** Where the map draws each section and the stage (GET /shows/{id}); older servers send none. */
@@ -192,7 +198,7 @@ export interface Cancellation {
 }
 
 export type ActivityKind = 'SHOW' | 'FLASH_SALE' | 'CODE_POOL' | 'BARGAIN';
-export type ActivityStatus = 'UPCOMING' | 'ON_SALE' | 'ENDED' | 'OFFLINE';
+export type ActivityStatus = 'UPCOMING' | 'ON_SALE' | 'SOLD_OUT' | 'ENDED' | 'OFFLINE' | 'CANCELLED';
 
 /** One row of GET /activities: shows and campaigns together, with the server's countdowns. */
 export interface Activity {
@@ -205,6 +211,8 @@ export interface Activity {
   readonly status: ActivityStatus;
   readonly secondsToStart: number;
   readonly secondsToEnd: number;
+  /** A cancelled show's reason (status CANCELLED); older servers send none. */
+  readonly cancelReason?: string | null;
 }
 
 export interface FlashSaleItem {

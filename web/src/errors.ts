@@ -36,10 +36,12 @@ export function errorKey(code: string): MessageKey | null {
 /**
  * Any failure, as the page's language says it: an API refusal by its stable `code` with the
  * figures it carries (never the server's English `message`), an unreachable server, or else a
- * plain "something went wrong".
+ * plain "something went wrong". `goods`: the page sells a campaign's goods (limits count items).
  */
-export function errorText(e: unknown): string {
+export function errorText(e: unknown, goods = false): string {
   if (e instanceof ApiError) {
+    // A campaign's limit counts its goods, not seats of a show (issue 35 item 7).
+    if (goods && e.code === 'PURCHASE_LIMIT_REACHED') return t('purchaseLimitItems', params.PURCHASE_LIMIT_REACHED?.(e.details) ?? {});
     const key = errorKey(e.code);
     if (key === null) return t('errorUnknown', { code: e.code });
     return t(key, params[e.code]?.(e.details) ?? {});

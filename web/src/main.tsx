@@ -37,6 +37,7 @@ const manageCodePool = () => import('./pages/ManageCodePool').then((m) => m.Mana
 const attendees = () => import('./door/AttendeesPage').then((m) => m.AttendeesPage);
 const notifications = () => import('./pages/Notifications').then((m) => m.Notifications);
 const auditLog = () => import('./pages/AuditLog').then((m) => m.AuditLog);
+const blocklist = () => import('./pages/Blocklist').then((m) => m.Blocklist);
 const queuePage = () => import('./pages/QueuePage').then((m) => m.QueuePage);
 
 function Page() {
@@ -67,6 +68,7 @@ function Page() {
   if (p === '/admin/users') return <Lazy load={users} props={{}} />;
   if (p === '/admin/discounts') return <Lazy load={discounts} props={{}} />;
   if (p === '/admin/audit-log') return <Lazy load={auditLog} props={{}} />;
+  if (p === '/admin/blocklist') return <Lazy load={blocklist} props={{}} />;
   if (p === '/admin/code-pools/new') return <Lazy load={createCodePool} props={{}} />;
   if ((params = match('/admin/code-pools/:poolId', p))) return <Lazy key={params.poolId} load={manageCodePool} props={{ poolId: params.poolId ?? '' }} />;
   if ((params = match('/admin/shows/:showId', p))) return <Lazy load={liveSale} props={{ showId: params.showId ?? '' }} />;

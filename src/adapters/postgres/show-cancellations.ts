@@ -2,6 +2,7 @@ import type { CancelShowOutcome, CancellationProgress, ShowCancellationStore } f
 import { showChanged } from '../shared/outbox-drafts.js';
 import { showCancelled } from '../shared/refund-records.js';
 import { toShow, type ShowRow } from '../shared/records.js';
+import { appendAuditEntry } from './change-log.js';
 import { unexpected, type PgDb } from './db.js';
 import { appendOutbox } from './outbox.js';
 import { loadHolds, toOrder, type HoldRow, type OrderRow } from './rows.js';
@@ -24,6 +25,7 @@ export function pgShowCancellations(db: PgDb, origin: string): ShowCancellationS
         }
         const show = toShow(rows[0]);
         await appendOutbox(c, origin, input.now, [showCancelled(show.showId, input.reason), showChanged(show)]);
+        await appendAuditEntry(c, input.audit);
         return { ok: true, show };
       });
       return result.ok ? result.value : unexpected('cancelShow', result);

@@ -2,6 +2,7 @@ import type { Database as Db } from 'better-sqlite3';
 import type { CancelShowInput, CancelShowOutcome, CancellationProgress, ShowCancellationStore } from '../../ports/engine/index.js';
 import { showChanged } from '../shared/outbox-drafts.js';
 import { showCancelled } from '../shared/refund-records.js';
+import { sqliteChangeLogWriter } from './change-log.js';
 import type { GroupCommit } from './group-commit.js';
 import type { OutboxWriter } from './outbox.js';
 import * as records from './records.js';
@@ -28,6 +29,7 @@ export function sqliteShowCancellations(db: Db, gc: GroupCommit, shared: Shared,
         OR EXISTS (SELECT 1 FROM holds h WHERE h.show_id = s.show_id AND h.status = 'ACTIVE'))
       ORDER BY s.cancelled_at, s.show_id LIMIT ?`).pluck(),
   };
+  const auditLog = sqliteChangeLogWriter(db);
   const counts = (rows: { status: string; n: number }[]): Record<string, number> => Object.fromEntries(rows.map((r) => [r.status, r.n]));
   return {
     cancelShow: (input: CancelShowInput) =>
@@ -39,6 +41,7 @@ export function sqliteShowCancellations(db: Db, gc: GroupCommit, shared: Shared,
         }
         const show = records.toShow(row);
         ob.append(input.now, [showCancelled(show.showId, input.reason), showChanged(show)]);
+        auditLog.append(input.audit);
         return { ok: true, show };
       }),
     activeHoldsOfShow: async (showId, limit) => (q.holds.all(showId, limit) as records.HoldRow[]).map((row) => shared.hold(row)),

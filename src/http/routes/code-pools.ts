@@ -112,7 +112,9 @@ export const codePoolRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => asy
         void reply.header('connection', 'close');
         throw new HttpError('PAYLOAD_TOO_LARGE', `${error.reason.message}; the batches before it were imported`, details);
       }
-      throw new HttpError('BAD_REQUEST', `the CSV could not be read: ${(error.reason as Error).message}`, details);
+      // The parser's message names the line; `line` gives it as a number, for a client's own words.
+      const line = (error.reason as { lines?: unknown }).lines;
+      throw new HttpError('BAD_REQUEST', `the CSV could not be read: ${(error.reason as Error).message}`, typeof line === 'number' ? { ...details, line } : details);
     }
   });
 

@@ -41,6 +41,7 @@ const AuditEntry = Type.Object({
   at: Type.String({ format: 'date-time' }),
   actorId: Type.String(),
   actorRole: Type.String(),
+  actorName: Type.Union([Type.String(), Type.Null()], { description: 'The actor\'s username now; null when the account is gone' }),
   action: Type.String({ description: '<entity>.<verb>, e.g. show.created, show.edited, flash_sale.taken_offline, user.role_granted, webhook.deleted' }),
   entityType: Type.String(),
   entityId: Type.String(),

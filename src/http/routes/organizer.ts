@@ -5,7 +5,7 @@ import { cancellationProgress, cancelShow } from '../../app/show-cancellation.js
 import { listUsers } from '../../app/user-list.js';
 import { limits } from '../../domain/index.js';
 import type { HttpDeps } from '../deps.js';
-import { roleGuard } from '../auth.js';
+import { requireRole, roleGuard } from '../auth.js';
 import { ShowParams, errorResponses } from '../schemas.js';
 
 const figures = {
@@ -87,7 +87,10 @@ export const organizerRoutes = (deps: HttpDeps): FastifyPluginAsyncTypebox => as
       body: CancelBody,
       response: { 202: CancellationResponse, ...errorResponses(400, 401, 403, 404, 409, 503) },
     },
-  }, async (request, reply) => reply.status(202).send(await cancelShow(deps.ctx, request.params.showId, request.body.reason)));
+  }, async (request, reply) => {
+    const actor = requireRole(deps.tokens, request, ['ADMIN']);
+    return reply.status(202).send(await cancelShow(deps.ctx, request.params.showId, request.body.reason, actor));
+  });
 
   app.get('/admin/shows/:showId/cancellation', {
     onRequest: roleGuard(deps, ['ADMIN']),

@@ -1,4 +1,5 @@
 import type { Hold, Order, RefundActor, Show } from '../../domain/index.js';
+import type { AuditEntryDraft } from './change-log.js';
 import type { InventoryChanges, KeysetPosition, Stale } from './common.js';
 
 export const refundStatuses = ['PENDING', 'REFUNDED', 'REFUSED'] as const;
@@ -88,6 +89,8 @@ export interface CancelShowInput {
   readonly showId: string;
   readonly reason: string;
   readonly now: number;
+  /** The audit-trail entry, written in the cancellation's own transaction (only when it commits). */
+  readonly audit?: AuditEntryDraft | null;
 }
 
 export type CancelShowOutcome =

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiError, type Show, type ShowSection } from '../api';
+import { dateTime } from '../format';
 import { t } from '../i18n';
 import { online } from '../online';
 import { role } from '../session';
@@ -224,7 +225,8 @@ export function DoorPage() {
       result = navigator.onLine ? await checkOnline({ code: text, showId }, nonce) : null;
       if (result === null) setNotice(t('doorCodeOfflineOnlyQr'));
     }
-    if (result !== null) setAnswer(result);
+    // No answer (a notice instead): the previous ticket's verdict goes, so it is not read as this one's.
+    setAnswer(result);
     setCode('');
     input.current?.focus();
   };
@@ -269,7 +271,7 @@ export function DoorPage() {
           <option value="">{t('doorChooseShow')}</option>
           {/* The chosen show stays listed even when its day has passed. */}
           {[...choices, ...(chosen !== null && !choices.includes(chosen) ? [chosen] : [])].map((s) => (
-            <option key={s.showId} value={s.showId}>{s.title} · {new Date(s.startsAt).toLocaleString()}</option>
+            <option key={s.showId} value={s.showId}>{s.title} · {dateTime(s.startsAt)}</option>
           ))}
         </select>
         {shows.length > 0 && choices.length === 0 && <span>{t('doorNoShows')}</span>}

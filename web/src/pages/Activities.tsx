@@ -5,7 +5,11 @@ import { useLoad, useTick } from '../hooks';
 import { t } from '../i18n';
 
 const statusText = (s: ActivityStatus): string =>
-  s === 'ON_SALE' ? t('statusOnSale') : s === 'UPCOMING' ? t('statusUpcoming') : s === 'OFFLINE' ? t('statusOffline') : t('statusEnded');
+  s === 'ON_SALE' ? t('statusOnSale') : s === 'UPCOMING' ? t('statusUpcoming') : s === 'OFFLINE' ? t('statusOffline')
+    : s === 'SOLD_OUT' ? t('statusSoldOut') : s === 'CANCELLED' ? t('statusCancelled') : t('statusEnded');
+/** The badge's colour class: sold out as on the home page, offline and cancelled as ended. */
+const badgeClass = (s: ActivityStatus): string =>
+  s === 'SOLD_OUT' ? 'badge-soldout' : s === 'OFFLINE' || s === 'CANCELLED' ? 'badge-ended' : `badge-${s.toLowerCase()}`;
 
 /**
  * Shows and campaigns together (seed 001 §秒杀 3-4): on sale first, then upcoming, each with a
@@ -38,17 +42,18 @@ export function Activities() {
               const toStart = a.secondsToStart * 1000 - passed;
               const toEnd = a.secondsToEnd * 1000 - passed;
               // The countdown reaching zero moves the card on without a reload.
-              const status: ActivityStatus = a.status === 'UPCOMING' && toStart <= 0 ? (toEnd > 0 ? 'ON_SALE' : 'ENDED') : a.status === 'ON_SALE' && toEnd <= 0 ? 'ENDED' : a.status;
+              const status: ActivityStatus = a.status === 'UPCOMING' && toStart <= 0 ? (toEnd > 0 ? 'ON_SALE' : 'ENDED') : (a.status === 'ON_SALE' || a.status === 'SOLD_OUT') && toEnd <= 0 ? 'ENDED' : a.status;
               return (
                 <li key={a.activityId} class="card" data-testid="activity-card" data-kind={a.kind}>
                   {a.imageUrl && <img class="card-image" src={a.imageUrl} alt={a.title} width={320} height={180} loading="lazy" decoding="async" />}
                   <p class="muted">{t(`kind${a.kind}` as const)}</p>
                   <h2><a href={activityHref(a)} aria-label={t('viewActivity', { title: a.title })}>{a.title}</a></h2>
                   <p>
-                    <span class={`badge badge-${status === 'OFFLINE' ? 'ended' : status.toLowerCase()}`}>{statusText(status)}</span>{' '}
+                    <span class={`badge ${badgeClass(status)}`} data-testid="activity-status">{statusText(status)}</span>{' '}
                     {status === 'UPCOMING' && <span class="countdown" data-testid="countdown">{t('saleOpensIn', { time: duration(toStart) })}</span>}
                     {status === 'ON_SALE' && <span class="countdown" data-testid="countdown">{t('saleClosesIn', { time: duration(toEnd) })}</span>}
                   </p>
+                  {status === 'CANCELLED' && a.cancelReason && <p data-testid="cancel-reason">{t('cancelledBecause', { reason: a.cancelReason })}</p>}
                 </li>
               );
             })}

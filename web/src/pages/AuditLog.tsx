@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { api } from '../api';
+import { actionText, entityText, fieldText, roleText } from '../audit-words';
 import { dateTime } from '../format';
 import { useLoad } from '../hooks';
 import { t } from '../i18n';
@@ -9,6 +10,8 @@ interface AuditEntry {
   readonly at: string;
   readonly actorId: string;
   readonly actorRole: string;
+  /** The actor's username (null: the account is gone; older servers send none). */
+  readonly actorName?: string | null;
   readonly action: string;
   readonly entityType: string;
   readonly entityId: string;
@@ -49,7 +52,7 @@ export function AuditLog() {
           {t('auditEntityType')}
           <select value={draft.entityType} onChange={(e) => setDraft({ ...draft, entityType: (e.target as HTMLSelectElement).value })}>
             <option value="">{t('auditAny')}</option>
-            {entityTypes.map((type) => <option key={type} value={type}>{type}</option>)}
+            {entityTypes.map((type) => <option key={type} value={type}>{entityText(type)}</option>)}
           </select>
         </label>
         <label>
@@ -74,12 +77,12 @@ export function AuditLog() {
             {loaded.data.entries.map((e) => (
               <tr key={e.entryId} data-testid="audit-entry">
                 <td>{dateTime(e.at)}</td>
-                <td>{e.actorId} ({e.actorRole})</td>
-                <td>{e.action}</td>
-                <td>{e.entityType} {e.entityId}</td>
+                <td data-testid="audit-actor">{e.actorName ?? e.actorId} ({roleText(e.actorRole)})</td>
+                <td data-testid="audit-action">{actionText(e.action)}</td>
+                <td>{entityText(e.entityType)} <span class="mono">{e.entityId}</span></td>
                 <td>
                   <ul class="plain">
-                    {changes(e).map((c) => <li key={c.field}><code>{c.field}</code>: {c.before} → {c.after}</li>)}
+                    {changes(e).map((c) => <li key={c.field}>{t('auditFieldChange', { field: fieldText(c.field), before: c.before, after: c.after })}</li>)}
                   </ul>
                 </td>
               </tr>

@@ -91,7 +91,7 @@ export function BargainOrderPage({ bargainOrderId }: { bargainOrderId: string })
         navigate(`/orders/${encodeURIComponent(order.orderId)}`);
       }
     } catch (e) {
-      setNotice(errorText(e));
+      setNotice(errorText(e, true));
       loaded.reload();
     } finally {
       setBusy(false);

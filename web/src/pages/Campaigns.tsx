@@ -19,8 +19,9 @@ const localInput = (at: number): string => {
 export function Campaigns() {
   const list = useLoad(() => api<{ activities: Activity[] }>('/activities?limit=100&include=ended'), []);
   if (role.value !== 'ADMIN') return <p role="alert">{t('needAdmin')}</p>;
-  // Code pools are managed on their own page (import, winners); these two change here.
+  // Code pools are managed on their own page (import, winners), listed here with a link to it; these two change here.
   const campaigns = list.data?.activities.filter((a) => a.kind === 'FLASH_SALE' || a.kind === 'BARGAIN') ?? null;
+  const pools = list.data?.activities.filter((a) => a.kind === 'CODE_POOL') ?? null;
   return (
     <section>
       <h1>{t('campaignsTitle')}</h1>
@@ -29,6 +30,20 @@ export function Campaigns() {
       {campaigns === null ? <p role="status">{t('loading')}</p> : (
         <ul class="cards" data-testid="campaigns">
           {campaigns.map((a) => <CampaignCard key={a.activityId} activity={a} onChange={list.reload} />)}
+        </ul>
+      )}
+      <h2>{t('codePoolsTitle')}</h2>
+      <p><a class="button" href="/admin/code-pools/new">{t('newCodePool')}</a></p>
+      {pools !== null && pools.length === 0 && <p>{t('noCodePools')}</p>}
+      {pools !== null && pools.length > 0 && (
+        <ul class="cards" data-testid="code-pools">
+          {pools.map((a) => (
+            <li key={a.activityId} class="card" data-testid="code-pool-card">
+              <h3><a href={`/admin/code-pools/${encodeURIComponent(a.activityId)}`}>{t('manageCodePool', { title: a.title })}</a></h3>
+              <p class="muted">{dateTime(a.saleStartsAt)} – {dateTime(a.saleEndsAt)} · {a.status === 'OFFLINE' ? t('statusOffline') : a.status === 'ON_SALE' ? t('statusOnSale') : a.status === 'UPCOMING' ? t('statusUpcoming') : a.status === 'SOLD_OUT' ? t('statusSoldOut') : t('statusEnded')}</p>
+              <p><a href={activityHref(a)}>{t('buyerPage')}</a></p>
+            </li>
+          ))}
         </ul>
       )}
     </section>

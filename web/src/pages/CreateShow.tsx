@@ -7,6 +7,7 @@ import { navigate } from '../router';
 import { role } from '../session';
 import { buildLayout } from '../seatmap/layout';
 import { SeatMap } from '../seatmap/SeatMap';
+import { PolicyFields, policyHours } from './PolicyFields';
 
 /** SEAT: seated, picked seat by seat; QUANTITY: seated, sold as a count; GA: standing, a capacity. */
 type DraftKind = 'SEAT' | 'QUANTITY' | 'GA';
@@ -39,6 +40,9 @@ export function CreateShow() {
   const [description, setDescription] = useState('');
   const [imageUrl, setImageUrl] = useState('');
   const [currency, setCurrencyCode] = useState('CNY');
+  // Refund and exchange deadlines in hours before the show; empty: buyers may not (the API's null).
+  const [refundHours, setRefundHours] = useState('');
+  const [exchangeHours, setExchangeHours] = useState('');
   const zone = timeZoneName();
   const [startsAt, setStartsAt] = useState(localInput(30));
   const [saleStartsAt, setSaleStartsAt] = useState(localInput(0));
@@ -89,6 +93,8 @@ export function CreateShow() {
           title, venue, city, currency,
           ...(description === '' ? {} : { description }),
           ...(imageUrl === '' ? {} : { imageUrl }),
+          ...(policyHours(refundHours) === null ? {} : { refundUntilHoursBefore: policyHours(refundHours) }),
+          ...(policyHours(exchangeHours) === null ? {} : { exchangeUntilHoursBefore: policyHours(exchangeHours) }),
           startsAt: new Date(startsAt).toISOString(),
           saleStartsAt: new Date(saleStartsAt).toISOString(),
           saleEndsAt: new Date(saleEndsAt).toISOString(),
@@ -128,6 +134,7 @@ export function CreateShow() {
           <select id="currency" value={currency} onChange={(e) => setCurrencyCode((e.target as HTMLSelectElement).value)}>
             {currencies.map((code) => <option key={code} value={code}>{code}</option>)}
           </select>
+          <PolicyFields prefix="new" refund={refundHours} exchange={exchangeHours} onRefund={setRefundHours} onExchange={setExchangeHours} />
           <label for="imageUrl">{t('imageUrl')}</label>
           <input id="imageUrl" type="url" maxLength={500} pattern="https://.+" value={imageUrl} onInput={(e) => setImageUrl((e.target as HTMLInputElement).value)} />
           <label for="description">{t('description')}</label>

@@ -66,7 +66,7 @@ function ItemCard({ sale, item, open, onChange }: { sale: FlashSale; item: Flash
       });
       navigate(`/orders/${encodeURIComponent(order.orderId)}`);
     } catch (e) {
-      setNotice(errorText(e));
+      setNotice(errorText(e, true));
       setQueueNeeded(e instanceof ApiError && needsQueue(e.code));
       onChange();
     } finally {

@@ -33,7 +33,12 @@ export function ManageCodePool({ poolId }: { poolId: string }) {
       setCounts(body);
       pool.reload();
     } catch (e) {
-      setError(errorText(e));
+      // A file the server could not parse: which line, in the page's words, then the server's own
+      // message (it names the parser's reason) for whoever fixes the file.
+      const line = e instanceof ApiError && e.code === 'BAD_REQUEST' ? e.details?.line : undefined;
+      setError(typeof line === 'number' && e instanceof ApiError
+        ? `${t('codesCsvBadLine', { line, imported: typeof e.details?.imported === 'number' ? e.details.imported : 0 })} (${e.message})`
+        : errorText(e));
     } finally {
       setBusy(false);
     }
@@ -56,7 +61,7 @@ export function ManageCodePool({ poolId }: { poolId: string }) {
         <p><button type="submit" class="primary" disabled={busy || file === null}>{t('importCodes')}</button></p>
       </form>
       {counts !== null && <p role="status" data-testid="import-result">{t('importResult', { ...counts })}</p>}
-      {error !== null && <p role="alert">{error}</p>}
+      {error !== null && <p role="alert" data-testid="import-error">{error}</p>}
       <h2>{t('exports')}</h2>
       <p><CsvDownload path={`/admin/code-pools/${encodeURIComponent(poolId)}/winners.csv`} filename={`code-pool-${poolId}-winners.csv`} label={t('downloadWinners')} testId="download-winners" /></p>
     </section>

@@ -24,7 +24,7 @@ export function MyTickets() {
     <section>
       <h1>{t('ticketsTitle')}</h1>
       {tickets.length === 0 && <p>{t('noTickets')}</p>}
-      <TicketsPdfLinks tickets={tickets} titles={new Map([...shows].map(([id, s]) => [id, s.title]))} />
+      <TicketsPdfLinks tickets={tickets} shows={shows} />
       <ul class="cards">{tickets.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={shows.get(ticket.showId)} title={ticket.showId} />)}</ul>
     </section>
   );

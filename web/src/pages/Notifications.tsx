@@ -7,6 +7,7 @@ import { t, type MessageKey } from '../i18n';
 import { refreshUnread, type BuyerNotification, type NotificationPage } from '../notifications';
 import { signInHref } from '../router';
 import { session } from '../session';
+import { showTitles } from '../show-titles';
 
 const titles: Record<BuyerNotification['kind'], MessageKey> = {
   ORDER_CONFIRMED: 'notifyOrderConfirmed',
@@ -20,6 +21,10 @@ const emailKeys: Record<string, MessageKey> = {
   SENT: 'notifyEmailSent', PENDING: 'notifyEmailPending', SENDING: 'notifyEmailPending', FAILED: 'notifyEmailFailed', NO_ADDRESS: 'notifyEmailNoAddress',
 };
 
+/** The show a notification is about, by name: its show's title, or the title the notification carries. */
+const showTitleOf = (n: BuyerNotification, titles: ReadonlyMap<string, string>): string | null =>
+  (n.showId === null ? null : titles.get(n.showId) ?? null) ?? (typeof n.data.title === 'string' ? n.data.title : null);
+
 /** The buyer's notifications, newest first, and where emails about them go. */
 export function Notifications() {
   const [page, setPage] = useState(0);
@@ -31,7 +36,8 @@ export function Notifications() {
       await api('/me/notifications/read', { method: 'POST' });
     }
     void refreshUnread();
-    return body;
+    // Each notification names its show (issue 35 item 13), read once per show on the page.
+    return { ...body, titles: await showTitles(body.notifications.map((n) => n.showId)) };
   }, [session.value?.token, page]);
   if (session.value === null) return <p><a href={signInHref()}>{t('navSignIn')}</a></p>;
   return (
@@ -46,6 +52,7 @@ export function Notifications() {
           {loaded.data.notifications.map((n) => (
             <li key={n.notificationId} class="card" data-testid="notification" data-kind={n.kind}>
               <h2>{n.readAt === null && <span class="badge">{t('notifyNew')}</span>} {t(titles[n.kind])}</h2>
+              {showTitleOf(n, loaded.data!.titles) !== null && <p data-testid="notification-show"><strong>{showTitleOf(n, loaded.data!.titles)}</strong></p>}
               <p class="muted">{dateTime(n.createdAt)}{emailKeys[n.email.status] === undefined ? '' : ` · ${t(emailKeys[n.email.status] as MessageKey)}`}</p>
               {typeof n.data.reason === 'string' && <p>{t('notifyReason', { reason: n.data.reason })}</p>}
               {n.orderId !== null && <p><a href={`/orders/${encodeURIComponent(n.orderId)}`}>{t('notifyViewOrder')}</a></p>}

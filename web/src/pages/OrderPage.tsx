@@ -8,6 +8,7 @@ import { linesName, type Line } from '../lines';
 import { holdsChanged, refreshHolds } from '../my-holds';
 import { ExchangePanel } from './ExchangePanel';
 import { RefundPanel } from './RefundPanel';
+import { policyOpen, policyText } from './ShowPolicy';
 import { TicketCard } from './TicketCard';
 import { TicketsPdfLink } from './TicketsPdfLink';
 
@@ -114,6 +115,12 @@ export function OrderPage({ orderId }: { orderId: string }) {
   // A sale's items name its lines as a show's sections do (an item is a counted section).
   const sections = show?.sections ?? sale?.items.map((i) => ({ id: i.itemId, name: i.name, kind: 'GENERAL_ADMISSION' as const, capacity: i.stock, priceCents: i.priceCents })) ?? [];
   const what = linesName(sections, order.lines, order.seatIds);
+  // The refund and exchange buttons only while the show's policy allows them (issue 35); a refund
+  // already made keeps its panel (the history). Until the show has loaded, neither is offered.
+  const ofShow = (order.kind ?? 'SHOW') === 'SHOW' && show !== null;
+  const refundOpen = ofShow && policyOpen(show, 'refund');
+  const exchangeOpen = ofShow && policyOpen(show, 'exchange');
+  const refundHistory = order.status === 'REFUND_PENDING' || order.status === 'REFUNDED' || (order.refundedCents ?? 0) > 0;
   return (
     <section>
       <h1>{show?.title ?? sale?.title ?? t('orderTitle', { id: order.orderId })}</h1>
@@ -143,10 +150,12 @@ export function OrderPage({ orderId }: { orderId: string }) {
           <ul class="cards">{order.tickets?.map((ticket) => <TicketCard key={ticket.ticketId} ticket={ticket} show={show ?? undefined} />)}</ul>
         </>
       )}
-      {(order.kind ?? 'SHOW') === 'SHOW' && (order.status === 'TICKETED' || order.status === 'REFUND_PENDING' || order.status === 'REFUNDED') && (
+      {ofShow && ((order.status === 'TICKETED' && refundOpen) || refundHistory) && (
         <RefundPanel order={order} onChanged={() => setWatching((w) => w + 1)} />
       )}
-      {(order.kind ?? 'SHOW') === 'SHOW' && order.status === 'TICKETED' && <ExchangePanel order={order} />}
+      {ofShow && order.status === 'TICKETED' && !refundOpen && !refundHistory && <p data-testid="refund-closed">{policyText(show, 'refund')}</p>}
+      {ofShow && order.status === 'TICKETED' && <p data-testid="exchange-deadline">{policyText(show, 'exchange')}</p>}
+      {ofShow && order.status === 'TICKETED' && exchangeOpen && <ExchangePanel order={order} />}
     </section>
   );
 }

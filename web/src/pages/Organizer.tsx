@@ -17,6 +17,7 @@ export function Organizer() {
         <a class="button" href="/admin/campaigns" data-testid="manage-campaigns">{t('manageCampaigns')}</a>
         <a class="button" href="/admin/code-pools/new" data-testid="new-code-pool">{t('newCodePool')}</a>
         <a class="button" href="/admin/discounts" data-testid="manage-discounts">{t('discountsTitle')}</a>
+        <a class="button" href="/admin/blocklist" data-testid="manage-blocklist">{t('blocklistTitle')}</a>
       </p>
       <h2>{t('yourShows')}</h2>
       {shows.error !== null && <p role="alert">{shows.error}</p>}

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { api, ApiError, type Show } from '../api';
 import { timeZoneName } from '../format';
 import { t } from '../i18n';
+import { PolicyFields, policyHours, policyInput } from './PolicyFields';
 
 /** A datetime-local value (the browser's time zone, minutes) for an ISO instant. */
 export const toLocalInput = (iso: string): string => {
@@ -14,6 +15,7 @@ export function ShowEditForm({ show, onSaved }: { show: Show; onSaved: (show: Sh
   const initial = {
     title: show.title, description: show.description ?? '', imageUrl: show.imageUrl ?? '', venue: show.venue, city: show.city,
     startsAt: toLocalInput(show.startsAt), saleStartsAt: toLocalInput(show.saleStartsAt), saleEndsAt: toLocalInput(show.saleEndsAt),
+    refundUntilHoursBefore: policyInput(show.refundUntilHoursBefore), exchangeUntilHoursBefore: policyInput(show.exchangeUntilHoursBefore),
   };
   const [draft, setDraft] = useState(initial);
   const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
@@ -22,11 +24,12 @@ export function ShowEditForm({ show, onSaved }: { show: Show; onSaved: (show: Sh
 
   const save = async (e: Event) => {
     e.preventDefault();
-    const body: Record<string, string | null> = {};
+    const body: Record<string, string | number | null> = {};
     for (const key of Object.keys(draft) as (keyof typeof draft)[]) {
       if (draft[key] === initial[key]) continue;
       if (key === 'startsAt' || key === 'saleStartsAt' || key === 'saleEndsAt') body[key] = new Date(draft[key]).toISOString();
       else if (key === 'imageUrl') body[key] = draft.imageUrl === '' ? null : draft.imageUrl;
+      else if (key === 'refundUntilHoursBefore' || key === 'exchangeUntilHoursBefore') body[key] = policyHours(draft[key]);
       else body[key] = draft[key];
     }
     if (Object.keys(body).length === 0) return;
@@ -71,6 +74,8 @@ export function ShowEditForm({ show, onSaved }: { show: Show; onSaved: (show: Sh
           {input('startsAt', t('startsAt'), 'datetime-local')}
           {input('saleStartsAt', t('saleStartsAt'), 'datetime-local')}
           {input('saleEndsAt', t('saleEndsAt'), 'datetime-local')}
+          <PolicyFields prefix="edit" refund={draft.refundUntilHoursBefore} exchange={draft.exchangeUntilHoursBefore}
+            onRefund={(v) => setDraft((d) => ({ ...d, refundUntilHoursBefore: v }))} onExchange={(v) => setDraft((d) => ({ ...d, exchangeUntilHoursBefore: v }))} />
           <label for="edit-description">{t('description')}</label>
           <textarea id="edit-description" maxLength={2000} rows={3} value={draft.description}
             onInput={(e) => setDraft((d) => ({ ...d, description: (e.target as HTMLTextAreaElement).value }))} />

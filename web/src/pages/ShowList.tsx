@@ -52,12 +52,13 @@ export function ShowList() {
               {lowest !== null && <p data-testid="lowest-price">{t('fromPrice', { price: money(lowest, show.currency) })}</p>}
               {show.description && <p class="card-description muted">{show.description}</p>}
               <p>
-                <span class={`badge badge-${soldOut ? 'soldout' : status.toLowerCase()}`}>
-                  {soldOut ? t('statusSoldOut') : status === 'ON_SALE' ? t('statusOnSale') : status === 'UPCOMING' ? t('statusUpcoming') : t('statusEnded')}
+                <span class={`badge badge-${soldOut ? 'soldout' : status.toLowerCase()}`} data-testid="show-status">
+                  {show.cancelled === true ? t('statusCancelled') : soldOut ? t('statusSoldOut') : status === 'ON_SALE' ? t('statusOnSale') : status === 'UPCOMING' ? t('statusUpcoming') : t('statusEnded')}
                 </span>{' '}
                 {!soldOut && status === show.status && status === 'UPCOMING' && <span class="countdown">{t('saleOpensIn', { time: duration(left) })}</span>}
                 {!soldOut && status === show.status && status === 'ON_SALE' && <span class="countdown">{t('saleClosesIn', { time: duration(left) })}</span>}
               </p>
+              {show.cancelled === true && show.cancelReason && <p data-testid="cancel-reason">{t('cancelledBecause', { reason: show.cancelReason })}</p>}
               {known && <p class="muted">{t(show.sections.some(isCounted) ? 'placesLeft' : 'seatsLeft', { n: available, total: show.capacity })}</p>}
             </li>
           );

@@ -14,6 +14,7 @@ import { LiveSeats } from '../seatmap/live-seats';
 import { SeatMap } from '../seatmap/SeatMap';
 import { BestAvailable } from './BestAvailable';
 import { WaitlistPanel } from './WaitlistPanel';
+import { ShowPolicy } from './ShowPolicy';
 import { AdmissionLine, QueueNeeded } from './QueueNotes';
 import { admissionHeaders, needsQueue } from '../admission';
 
@@ -210,6 +211,17 @@ function Booking({ seats }: { seats: LiveSeats }) {
   // Follows the live stream: nothing left anywhere is sold out, without a reload.
   const soldOut = onSale && total > 0 && available === 0 && hold === null;
 
+  // A cancelled show's seats are all free again (holds released, orders refunded): the notice, not the map.
+  if (show.cancelled === true) {
+    return (
+      <section class="show-page">
+        <h1>{show.title}</h1>
+        <p class="muted">{show.venue} · {show.city} · {t('showStarts', { when: dateTime(show.startsAt) })}</p>
+        <p class="notice warning" role="status" data-testid="show-cancelled">{t('showCancelledNotice', { reason: show.cancelReason ?? '' })}</p>
+      </section>
+    );
+  }
+
   return (
     <section class="show-page">
       <h1>{show.title}</h1>
@@ -268,6 +280,7 @@ function Booking({ seats }: { seats: LiveSeats }) {
               {!onSale && <p class="muted">{t('saleNotOpen')}</p>}
             </>
           )}
+          <ShowPolicy show={show} />
         </aside>
       </div>
     </section>

@@ -5,6 +5,15 @@ import { dateTime } from '../format';
 import { t } from '../i18n';
 import { seatName } from '../seat-names';
 
+/** Where a ticket lets its holder in: the seat ("Stalls, row 4, seat 10"), else its standing section. */
+export function ticketPlace(ticket: Pick<Ticket, 'seatId'> & { readonly sectionId?: string }, show: Pick<Show, 'sections'> | undefined): string {
+  const sections = show?.sections ?? [];
+  const sectionName = sections.find((s) => s.id === ticket.sectionId)?.name ?? ticket.sectionId;
+  // A general-admission place has no seat: name its section.
+  if (ticket.seatId !== null) return seatName(sections, ticket.seatId);
+  return sectionName === undefined ? t('ticketStanding') : t('ticketPlace', { section: sectionName });
+}
+
 /**
  * A ticket with its signed QR payload drawn as an image, big enough to scan from a phone, and what
  * a person checks on it: the show, when and where, and the seat ("Stalls, row 4, seat 10") or the
@@ -12,12 +21,7 @@ import { seatName } from '../seat-names';
  */
 export function TicketCard({ ticket, show, title }: { ticket: Ticket & { readonly sectionId?: string }; show?: Show | undefined; title?: string }) {
   const src = useMemo(() => `data:image/svg+xml;charset=utf-8,${encodeURIComponent(renderSVG(ticket.qr, { border: 2, ecc: 'M' }))}`, [ticket.qr]);
-  const sections = show?.sections ?? [];
-  const sectionName = sections.find((s) => s.id === ticket.sectionId)?.name ?? ticket.sectionId;
-  // A general-admission place has no seat: name its section.
-  const place = ticket.seatId !== null
-    ? seatName(sections, ticket.seatId)
-    : sectionName === undefined ? t('ticketStanding') : t('ticketPlace', { section: sectionName });
+  const place = ticketPlace(ticket, show);
   const heading = show?.title ?? title;
   return (
     <li class="card ticket" data-testid="ticket">
