@@ -5,6 +5,7 @@ import { ShowVersion, versionKeys } from '../../src/app/show-version.js';
 import type { InventoryChanges, Store } from '../../src/ports/engine/index.js';
 import { createShow } from '../adapters/sqlite-fixtures.js';
 import { claimBase, ga, held, newShow, newUser, seated, T0 } from '../contract/fixtures.js';
+import { settledOutbox } from '../contract/settled-outbox.js';
 import { storeFactories, type TestStoreHandle } from '../support/stores.js';
 
 /** Seat-map reads share the store's queue with holds: made-up show ids must not turn into a read each. */
@@ -125,7 +126,8 @@ describe.each(storeFactories)('read models over one $name store', (factory) => {
     if (!released.ok) throw new Error('release refused');
     const lapsedSeats = await h.store.lapseHold({ holdId: seats.holdId, event: 'RELEASE', expectedExpiresAt: seats.expiresAt, now: T0 + 1 });
     if (!lapsedSeats.ok) throw new Error('release refused');
-    const all = (await h.store.readOutbox(null, 1000)).events.filter((e) => e.showId === show.showId && e.changes !== null).map((e) => e.changes as InventoryChanges);
+    // Read once settled: PostgreSQL hands a row out only after every older transaction on the cluster ended (other files run beside this one).
+    const all = (await settledOutbox(h.store, null, 5, (e) => e.showId === show.showId && e.changes !== null)).map((e) => e.changes as InventoryChanges);
     expect(all.length).toBe(5);
     // Every stock change reports its buckets as stored.
     for (const c of all) for (const s of c.stock) expect(s.buckets?.length ?? 0).toBeGreaterThan(0);
