@@ -1,8 +1,9 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, createShow, type ApiClient } from '../support/api-client.js';
-import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createShow, type ApiClient } from '../support/api-client.js';
+import { adminCredentials, type TestNode } from '../support/backend.js';
+import { buyerApi, hasChromium, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
+import { withBrowserNode } from './browser-node.js';
 
 /** Issue 35 item 9: the blocklist is managed from /admin (it was reachable only through the API). */
 let t: TestNode & { baseUrl: string };
@@ -10,15 +11,7 @@ let browser: Browser;
 let admin: ApiClient;
 
 describe.skipIf(!hasChromium)('web front end: the blocklist page (issue 35)', () => {
-  beforeAll(async () => {
-    ensureWebBuilt();
-    [t, browser] = await Promise.all([startTestNode(), launch()]);
-    admin = await adminClient(t.node.app);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  withBrowserNode((opened) => ({ t, browser, admin } = opened));
 
   it('an organizer blocks a buyer from /admin, sees the entry in en and zh-CN, and lifts it', async () => {
     const showId = await createShow(admin);

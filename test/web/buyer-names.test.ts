@@ -1,9 +1,10 @@
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { startTestNode, type TestNode } from '../support/backend.js';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, createShow } from '../support/api-client.js';
+import type { TestNode } from '../support/backend.js';
 import { eventually } from '../support/wait.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, signedInContext, watchConsole } from './browser.js';
+import { buyerApi, hasChromium, noSeriousA11yViolations, signedInContext, watchConsole } from './browser.js';
+import { withBrowserNode } from './browser-node.js';
 
 /**
  * Issue 35 item 13: the buyer's waitlist cards and notifications name the show, and "My tickets"
@@ -16,15 +17,7 @@ let admin: ApiClient;
 let seq = 0;
 
 describe.skipIf(!hasChromium)('web front end: the buyer\'s pages name the show (issue 35)', () => {
-  beforeAll(async () => {
-    ensureWebBuilt();
-    [t, browser] = await Promise.all([startTestNode(), launch()]);
-    admin = await adminClient(t.node.app);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  withBrowserNode((opened) => ({ t, browser, admin } = opened));
 
   it('names the show on waitlist cards, notifications and per-order ticket links, in en and zh-CN', async () => {
     const showId = await createShow(admin, { sections: [{ id: 'A', name: 'Stalls', rows: 1, seatsPerRow: 3, priceCents: 5000 }] });

@@ -1,9 +1,10 @@
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adminClient, ApiClient, createShow } from '../support/api-client.js';
-import { adminCredentials, startTestNode, type TestNode } from '../support/backend.js';
+import { describe, expect, it } from 'vitest';
+import { ApiClient, createShow } from '../support/api-client.js';
+import { adminCredentials, type TestNode } from '../support/backend.js';
 import { eventually } from '../support/wait.js';
-import { buyerApi, ensureWebBuilt, hasChromium, launch, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
+import { buyerApi, hasChromium, noSeriousA11yViolations, shot, signedInContext, watchConsole } from './browser.js';
+import { withBrowserNode } from './browser-node.js';
 
 /**
  * Issue 35 items 2, 14 and what-to-build 2: a cancelled or sold-out show reads the same on the
@@ -35,15 +36,7 @@ async function ticketed(showId: string, seatIds: string[]): Promise<{ api: ApiCl
 const card = (page: Page, testId: string, title: string) => page.getByTestId(testId).filter({ has: page.getByRole('heading', { name: title }) });
 
 describe.skipIf(!hasChromium)('web front end: cancelled and sold-out shows, refund and exchange policy (issue 35)', () => {
-  beforeAll(async () => {
-    ensureWebBuilt();
-    [t, browser] = await Promise.all([startTestNode(), launch()]);
-    admin = await adminClient(t.node.app);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  withBrowserNode((opened) => ({ t, browser, admin } = opened));
 
   it('a cancelled show reads Cancelled with its reason and a full one Sold out, on the home page, /activities and its page, in en and zh-CN', async () => {
     const cancelled = await createShow(admin, { sections: tiny });
