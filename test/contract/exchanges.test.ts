@@ -40,7 +40,7 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     const tickets = draftsOf(newHold);
     const exchange: Exchange = {
       exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: oldShow.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
-      newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, createdAt: now,
+      newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, status: 'COMPLETED', createdAt: now,
     };
     return { exchange, tickets: tickets.map((t, i) => ({ ...t, paidCents: 100 + i })), amountCents: newHold.totalPriceCents, differenceRefund: null as Refund | null, now };
   }
