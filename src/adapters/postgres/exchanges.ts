@@ -123,9 +123,10 @@ export function pgExchanges(db: PgDb, origin: string): ExchangeStore {
       const result = await db.tx('payExchange', async (c): Promise<PayExchangeOutcome> => {
         // The lock order of settlePayment: the hold row, then the payment, the order, the seats.
         const { rows: held } = await c.query<HoldRow>('SELECT * FROM holds WHERE hold_id = $1 FOR UPDATE', [e.newHoldId]);
-        if (held[0] === undefined || held[0].status !== 'ACTIVE' || held[0].user_id !== e.userId) return { ok: false, stale: 'hold' };
         const paid = await c.query(`UPDATE payments SET status = 'SUCCEEDED', updated_at = $2 WHERE payment_id = $1 AND status = 'PENDING'`, [input.paymentId, input.now]);
+        // The payment's verdict first, as SQLite decides it: a repeated payment is stale 'payment' whatever its hold became.
         if (paid.rowCount !== 1) return { ok: false, stale: 'payment' };
+        if (held[0] === undefined || held[0].status !== 'ACTIVE' || held[0].user_id !== e.userId) return refuse({ ok: false, stale: 'hold' } as const);
         const order = await c.query<OrderRow>(
           `UPDATE orders SET status = 'TICKETED', amount_cents = $2, updated_at = $3 WHERE order_id = $1 AND status = 'PENDING_PAY' RETURNING *`,
           [e.newOrderId, input.amountCents, input.now]);
