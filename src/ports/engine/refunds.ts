@@ -22,6 +22,8 @@ export interface Refund {
   readonly idempotencyKey: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Settled REFUNDED through two payments (a dearer exchange's order): the part paid back through the chain's source (see SettleRefundInput.through). */
+  readonly through?: { readonly paymentId: string; readonly amountCents: number };
 }
 
 export interface RequestRefundInput {
