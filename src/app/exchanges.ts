@@ -1,9 +1,10 @@
-import { allocatePaidCents, checkExchangeWindow, exchangeDifferenceReason, exchangeTickets, planExchange, type ExchangeActor, type Show, type Ticket } from '../domain/index.js';
+import { allocatePaidCents, checkExchangeWindow, exchangeDifferenceReason, exchangeTickets, openOrder, planExchange, type ExchangeActor, type ExchangePlan, type Hold, type Order, type Show, type Ticket } from '../domain/index.js';
 import type { Exchange, Refund, TicketDraft } from '../ports/engine/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
 import { enqueueJob } from './enqueue.js';
 import { holdSeats, releaseHold, type HoldRequest } from './holds.js';
+import { awaitPayment, beginKey, openPayment, orderRequestHash, withCheckout } from './orders.js';
 import { carriedOutOf, sourcePaymentOf } from './money-source.js';
 import { processRefundKey, refundView, type RefundView } from './refunds.js';
 import { encodeTicketQr } from './ticket-qr.js';
@@ -28,6 +29,8 @@ export interface ExchangeView {
   readonly newOrderId: string;
   readonly newShowId: string;
   readonly differenceCents: number;
+  /** COMPLETED: swapped; PENDING: a dearer swap waiting for its difference payment (the order's); ABANDONED: that payment never came. */
+  readonly status: Exchange['status'];
   readonly createdAt: string;
 }
 
@@ -35,16 +38,18 @@ export interface ExchangeResult {
   readonly exchange: ExchangeView;
   /** A cheaper swap's difference going back to the money's source (PENDING until the provider confirms it); null for an even swap. */
   readonly refund: RefundView | null;
+  /** The new order: TICKETED once swapped; for a dearer swap, PENDING_PAY with the difference to pay (its paymentId and checkout). */
   readonly order: OrderView;
+  /** The new tickets; none while a dearer swap waits for its payment. */
   readonly tickets: TicketView[];
 }
 
 const exchangeView = (e: Exchange): ExchangeView => ({
   exchangeId: e.exchangeId, oldOrderId: e.oldOrderId, oldTicketIds: [...e.oldTicketIds], newOrderId: e.newOrderId, newShowId: e.newShowId,
-  differenceCents: e.differenceCents, createdAt: new Date(e.createdAt).toISOString(),
+  differenceCents: e.differenceCents, status: e.status, createdAt: new Date(e.createdAt).toISOString(),
 });
 
-const listCentsOf = (show: Show) => (sectionId: string): number | undefined => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents;
+export const listCentsOf = (show: Show) => (sectionId: string): number | undefined => show.seatMap.sections.find((s) => s.id === sectionId)?.priceCents;
 
 /** The new hold goes back at once when the swap does not happen (best effort: its expiry frees it anyway). */
 async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<void> {
@@ -63,7 +68,8 @@ async function letGo(ctx: AppContext, userId: string, holdId: string): Promise<v
  * (organizer) any time. Someone else's order is 404. Even and cheaper swaps: the new order holds
  * the value the old tickets carry (their paid prices) less a cheaper swap's difference, which is
  * recorded with the swap as a refund of the old order (no tickets) and paid back through the
- * money's source by the process-refund job. Dearer swaps are refused (EXCHANGE_PRICE_DIFFERS).
+ * money's source by the process-refund job. A dearer swap answers PENDING with a new order awaiting
+ * the difference's payment; the swap itself commits when that payment succeeds (settleExchangePayment).
  */
 export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): Promise<ExchangeResult> {
   const order = await ctx.store.getOrder(command.orderId);
@@ -83,6 +89,7 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
     userId: visible.userId, showId: newShowId, request: command.request,
     gate: { path: 'exchange', admissionToken: command.admissionToken, organizer: admin },
   });
+  let begun: Exchange | null = null;
   try {
     const newShow = found(await ctx.store.getShow(newShowId), 'SHOW_NOT_FOUND', 'no such show');
     const seatedByQuantity = hold.lines.some((l) => l.kind === 'UNITS' && newShow.seatMap.sections.find((s) => s.id === l.sectionId)?.kind === 'SEATED');
@@ -93,6 +100,11 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
       order: visible, tickets, newHold: hold, actor, now, ticketIds: command.ticketIds ?? null,
       refundedCents: await ctx.store.refundedCentsOfOrder(visible.orderId), carriedOutCents: await carriedOutOf(ctx, visible.orderId), oldListCentsOf: listCentsOf(oldShow),
     }, oldShow));
+    if (plan.payCents > 0) {
+      const dearer = await beginDearer(ctx, visible, hold, plan, now);
+      begun = dearer.exchange;
+      return await payDifference(ctx, dearer.exchange, dearer.order);
+    }
     const units = hold.lines.flatMap((line) =>
       (line.kind === 'SEATS' ? line.seatIds.map((seatId): string | null => seatId) : Array.from({ length: line.quantity }, (): string | null => null))
         .map((seatId) => ({ sectionId: line.sectionId, seatId })));
@@ -101,7 +113,8 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
     const drafts: TicketDraft[] = units.map((u, i) => ({ ticketId: ctx.ids.newId('ticket'), code: ctx.ids.newTicketCode(), ...u, paidCents: paid[i] ?? 0 }));
     const exchange: Exchange = {
       exchangeId: ctx.ids.newId('exchange'), userId: visible.userId, oldOrderId: visible.orderId, oldShowId: visible.showId, oldTicketIds: plan.oldTicketIds,
-      newOrderId: ctx.ids.newId('order'), newShowId, newHoldId: hold.holdId, newTicketIds: drafts.map((d) => d.ticketId), differenceCents: plan.differenceCents, createdAt: now,
+      newOrderId: ctx.ids.newId('order'), newShowId, newHoldId: hold.holdId, newTicketIds: drafts.map((d) => d.ticketId), differenceCents: plan.differenceCents,
+      status: 'COMPLETED', createdAt: now,
     };
     // A cheaper swap's difference: a refund of the old order with no tickets, through the money's source.
     const differenceRefund: Refund | null = plan.refundCents === 0 ? null : {
@@ -124,7 +137,43 @@ export async function exchangeOrder(ctx: AppContext, command: ExchangeCommand): 
       tickets: outcome.tickets.map((t: Ticket) => ticketView(t, encodeTicketQr(ctx.signer, t))),
     };
   } catch (error) {
+    // Releasing the hold cancels a difference order with it (lapseHold); the pending exchange ends ABANDONED.
     await letGo(ctx, visible.userId, hold.holdId);
+    if (begun !== null) await ctx.store.abandonExchange(begun.exchangeId, ctx.clock.now()).catch(() => false);
+    throw error;
+  }
+}
+
+/**
+ * A dearer swap, first step: the new hold gets an order of its own whose charge is the difference
+ * (the new seats' list price less the list price of the tickets given up), and the exchange is
+ * recorded PENDING before any payment exists, so a payment for this order is always known to be a
+ * difference (settleOnce swaps when it succeeds). The old tickets are untouched until then.
+ */
+async function beginDearer(ctx: AppContext, old: Order, hold: Hold, plan: ExchangePlan, now: number): Promise<{ exchange: Exchange; order: Order }> {
+  const exchangeId = ctx.ids.newId('exchange');
+  const opened = unwrap(openOrder({ hold, userId: old.userId, orderId: ctx.ids.newId('order'), idempotencyKey: `exchange:${exchangeId}`, existingOrder: null, now }));
+  const exchange: Exchange = {
+    exchangeId, userId: old.userId, oldOrderId: old.orderId, oldShowId: old.showId, oldTicketIds: plan.oldTicketIds, newOrderId: opened.orderId,
+    newShowId: hold.showId, newHoldId: hold.holdId, newTicketIds: [], differenceCents: plan.differenceCents, status: 'PENDING', createdAt: now,
+  };
+  const outcome = await ctx.store.openOrder({ ...opened, amountCents: plan.payCents });
+  if (!outcome.ok) throw new AppError('HOLD_NOT_ACTIVE', 'the new seats\' hold changed before the exchange; your tickets are unchanged');
+  // Before its payment is opened: no payment of this order can be taken for an ordinary one.
+  await ctx.store.beginExchange(exchange);
+  return { exchange, order: outcome.order };
+}
+
+/** The difference order's payment, opened through the provider as any order's (sandbox-pay and the signed callback settle it). */
+async function payDifference(ctx: AppContext, exchange: Exchange, order: Order): Promise<ExchangeResult> {
+  const begun = await beginKey(ctx, `order:${order.userId}`, order.idempotencyKey, orderRequestHash(order.holdId));
+  if (begun.kind === 'replay') throw new AppError('IDEMPOTENCY_REQUEST_IN_FLIGHT', 'this exchange\'s payment was opened already');
+  try {
+    const payment = await openPayment(ctx, order);
+    const pending = await awaitPayment(ctx, begun.claim, order, payment);
+    return { exchange: exchangeView(exchange), refund: null, order: withCheckout(orderView(pending), payment), tickets: [] };
+  } catch (error) {
+    await ctx.store.removeKey(begun.claim).catch(() => undefined);
     throw error;
   }
 }

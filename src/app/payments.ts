@@ -1,5 +1,5 @@
 import {
-  completeRefund, limits, refundCents, refundInstead, settlePayment, type Payment, type PaymentReport, type PaymentStatus, type SettlementOutcome,
+  completeRefund, limits, refundCents, refundInstead, refundUnswapped, settlePayment, type Payment, type PaymentReport, type PaymentStatus, type SettlementOutcome,
 } from '../domain/index.js';
 import type { AppContext } from './context.js';
 import { AppError, found, unwrap } from './errors.js';
@@ -7,6 +7,7 @@ import { again, done, withStaleRetries, type Attempt } from './stale-retry.js';
 import { cancelExpiry } from './enqueue.js';
 import { sweepByKeyset } from './keyset-sweep.js';
 import { issueTicketsSoon } from './tickets.js';
+import { exchangeAwaitingPayment, swapOnPayment } from './exchange-payment.js';
 
 /**
  * Applies a verified provider callback (or a reconciled verdict) and counts it by outcome.
@@ -33,6 +34,8 @@ interface Settled {
   readonly payment: Payment;
   readonly orderId: string;
   readonly holdId: string;
+  /** A dearer exchange's difference paid: the swap issued the tickets already. */
+  readonly swapped?: boolean;
 }
 
 /** Reads the payment, its order and hold, lets the domain decide, and hands the store the plan. */
@@ -53,6 +56,23 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
   if (settledMeanwhile) return again({ ok: false, stale: 'payment' });
   let settlement = unwrap(settlePayment({ report, payment, order, hold, now }));
   const base = { orderId: order.orderId, holdId: hold.holdId };
+  // A dearer exchange's difference (issue 32): its success swaps the tickets in the same
+  // transaction; money that comes when the swap can no longer happen goes back; a decline or a
+  // lapse ends the exchange ABANDONED with the order (the old tickets were never touched).
+  const exchange = order.paymentId === report.paymentId ? await exchangeAwaitingPayment(ctx, order.orderId) : null;
+  if (exchange !== null) {
+    if (settlement.plan?.kind === 'SELL' && exchange.status === 'PENDING') {
+      const swapped = await swapOnPayment(ctx, exchange, payment, order, now);
+      if (swapped.ok) return done({ outcome: settlement.outcome, payment: { ...payment, status: 'SUCCEEDED', updatedAt: now }, ...base, swapped: true });
+      if (swapped.stale !== 'ticket') return again(swapped);
+    }
+    // Not swapped: money for it goes back (the order cancelled, its hold released if still active),
+    // never sold late as an ordinary order.
+    if (settlement.plan?.kind === 'SELL') settlement = unwrap(refundUnswapped(payment, order, hold, now));
+    else if (settlement.plan?.kind === 'SELL_LATE') settlement = unwrap(refundInstead(payment, now));
+    // Marked before the settlement: a retry (stale) or a later report then finds it ABANDONED and takes the same road.
+    if (exchange.status === 'PENDING') await ctx.store.abandonExchange(exchange.exchangeId, now);
+  }
   if (settlement.plan === null) return done({ outcome: settlement.outcome, payment, ...base });
   let outcome = await ctx.store.settlePayment(settlement.plan);
   if (!outcome.ok && 'code' in outcome) {
@@ -71,7 +91,7 @@ async function settleOnce(ctx: AppContext, report: PaymentReport): Promise<Attem
 function afterSettlement(ctx: AppContext, settled: Settled): void {
   if (settled.outcome === 'SOLD' || settled.outcome === 'SOLD_LATE') {
     cancelExpiry(ctx, settled.holdId);
-    issueTicketsSoon(ctx, settled.orderId);
+    if (settled.swapped !== true) issueTicketsSoon(ctx, settled.orderId);
   }
   if (settled.payment.status === 'REFUND_PENDING' && (settled.outcome === 'REFUND_REQUIRED' || settled.outcome === 'AMOUNT_MISMATCH')) {
     setImmediate(() => void refundPendingPayments(ctx).catch((error: unknown) => ctx.telemetry.jobFailed('refunds', error)));

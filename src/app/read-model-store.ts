@@ -2,7 +2,7 @@ import type { InventoryChanges, Store } from '../ports/engine/index.js';
 import type { SeatMapCache } from './seat-map-cache.js';
 
 /** The operations whose outcome carries what they changed in a show's inventory. */
-const changing = ['claimSeats', 'claimBestAvailable', 'claimUnits', 'lapseHold', 'settlePayment', 'issueTickets', 'takeFlashSaleUnits', 'orderBargain', 'offerWaitlist', 'requestRefund', 'settleRefund', 'swapExchange'] as const;
+const changing = ['claimSeats', 'claimBestAvailable', 'claimUnits', 'lapseHold', 'settlePayment', 'issueTickets', 'takeFlashSaleUnits', 'orderBargain', 'offerWaitlist', 'requestRefund', 'settleRefund', 'swapExchange', 'payExchange'] as const;
 
 type Changed = { readonly ok: boolean; readonly changes?: InventoryChanges | null; readonly offered?: readonly { readonly changes: InventoryChanges }[]; readonly newShowChanges?: InventoryChanges };
 

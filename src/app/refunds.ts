@@ -92,21 +92,60 @@ export async function processRefund(ctx: AppContext, refundId: string): Promise<
   // payment to go back through is refused, never recorded as paid. Only nothing to pay is REFUNDED without the provider.
   let refunded = refund.amountCents === 0;
   let reason: string | null = null;
+  let through: { paymentId: string; amountCents: number } | null = null;
   if (refund.amountCents > 0) {
-    const paymentId = refund.paymentId ?? (await sourcePaymentOf(ctx, refund.orderId));
-    if (paymentId === null) {
+    const parts = await refundParts(ctx, refund);
+    // A part through a payment other than the refund's own (a dearer exchange's source) is recorded with it.
+    const second = parts?.find((part) => part.paymentId !== refund.paymentId);
+    if (second !== undefined) through = { paymentId: second.paymentId, amountCents: second.amountCents };
+    if (parts === null) {
       reason = 'no payment to refund through';
     } else {
-      const answer = await ctx.payments.refund({ paymentId, amountCents: refund.amountCents, idempotencyKey: providerRefundKey(refund.refundId) });
-      refunded = answer.refunded;
+      // Each part under its own key: a retry gets each first answer, never a second refund.
+      const answers: boolean[] = [];
+      for (const part of parts) answers.push((await ctx.payments.refund(part)).refunded);
+      refunded = answers.every((a) => a);
+      // Some money went back and some was refused: the buyer is owed the rest, so it stays PENDING for the next try (never REFUSED with money paid out).
+      if (!refunded && answers.some((a) => a)) return refund;
       if (!refunded) reason = 'the payment provider refused the refund';
     }
   }
   // A cheaper exchange's difference has no tickets to give back instead: the buyer is owed it, so a
   // refusal (or no payment) leaves it PENDING for the next try (the sweep behind the jobs), never REFUSED.
   if (!refunded && isExchangeDifferenceRefund(refund)) return refund;
-  const settled = await ctx.store.settleRefund({ refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason, now: ctx.clock.now() });
+  const settled = await ctx.store.settleRefund({ refundId, outcome: refunded ? 'REFUNDED' : 'REFUSED', reason, now: ctx.clock.now(), ...(through === null ? {} : { through }) });
   return settled.ok ? settled.refund : await ctx.store.getRefund(refundId);
+}
+
+interface RefundPart { readonly paymentId: string; readonly amountCents: number; readonly idempotencyKey: string }
+
+/**
+ * The provider calls that pay one refund back. An order from a dearer exchange was paid by two
+ * payments: its own (the difference) and the chain's source (the value carried). Its refunds pay
+ * back through the difference payment first, up to what it brought in (less what this order's
+ * earlier refunds took from it), then through the source; each call with its own key. Any other
+ * refund goes through one payment: its own, or the chain's source. null: no payment to go through.
+ */
+async function refundParts(ctx: AppContext, refund: Refund): Promise<RefundPart[] | null> {
+  const order = await ctx.store.getOrder(refund.orderId);
+  const exchange = order?.paymentId == null ? null : await ctx.store.exchangeIntoOrder(refund.orderId);
+  const differencePaymentId = order?.paymentId ?? null;
+  if (exchange === null || exchange.status !== 'COMPLETED' || exchange.differenceCents <= 0 || differencePaymentId === null) {
+    const paymentId = refund.paymentId ?? (await sourcePaymentOf(ctx, refund.orderId));
+    return paymentId === null ? null : [{ paymentId, amountCents: refund.amountCents, idempotencyKey: providerRefundKey(refund.refundId) }];
+  }
+  const difference = await ctx.store.getPayment(differencePaymentId);
+  const earlier = (await ctx.store.refundsByOrder(refund.orderId))
+    .filter((r) => r.refundId !== refund.refundId && r.status !== 'REFUSED' && (r.createdAt < refund.createdAt || (r.createdAt === refund.createdAt && r.refundId < refund.refundId)))
+    .reduce((sum, r) => sum + r.amountCents, 0);
+  const fromDifference = Math.max(0, Math.min(refund.amountCents, (difference?.amountCents ?? 0) - earlier));
+  const fromSource = refund.amountCents - fromDifference;
+  const source = fromSource > 0 ? await sourcePaymentOf(ctx, exchange.oldOrderId) : null;
+  if (fromSource > 0 && source === null) return null;
+  const parts: RefundPart[] = [];
+  if (fromDifference > 0) parts.push({ paymentId: differencePaymentId, amountCents: fromDifference, idempotencyKey: providerRefundKey(refund.refundId) });
+  if (fromSource > 0 && source !== null) parts.push({ paymentId: source, amountCents: fromSource, idempotencyKey: `${providerRefundKey(refund.refundId)}:source` });
+  return parts;
 }
 
 /**

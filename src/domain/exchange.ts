@@ -44,7 +44,9 @@ export interface ExchangePlan {
    * order with no tickets): the list difference, never more than the value carried. 0 otherwise.
    */
   readonly refundCents: number;
-  /** The new order's value: the value carried less what is given back (never below 0). */
+  /** A dearer swap: the difference the buyer pays through the provider before the swap commits (the list difference). 0 otherwise. */
+  readonly payCents: number;
+  /** The new order's value: the value carried less what is given back (never below 0), plus a dearer swap's difference. */
   readonly newAmountCents: number;
 }
 
@@ -113,8 +115,6 @@ export function exchangeTickets(tickets: readonly Ticket[], ticketIds: readonly 
  * - ORDER_NOT_TICKETED: the order is not TICKETED, or none of its tickets is VALID any more;
  * - TICKET_NOT_EXCHANGEABLE: a named ticket is not a VALID ticket of the order, or one is named twice;
  * - HOLD_NOT_ACTIVE / HOLD_EXPIRED: the new hold is not the buyer's live hold;
- * - EXCHANGE_PRICE_DIFFERS: the new seats cost more (dearer swaps are not supported yet; the
- *   details say the difference to pay).
  * A used ticket (checked in) makes the whole order unexchangeable (the door already let someone
  * in); a partial exchange may leave used tickets behind.
  *
@@ -124,7 +124,8 @@ export function exchangeTickets(tickets: readonly Ticket[], ticketIds: readonly 
  * of one place, not 0. The value carried is the paid price of the tickets given up, bounded by what
  * is left of the order's charge after refunds and earlier exchanges. A cheaper swap gives back the
  * list difference, never more than the value carried (refundCents), and the new order holds the
- * rest (never below 0), so the discount is never paid out twice.
+ * rest (never below 0), so the discount is never paid out twice. A dearer swap (payCents > 0) commits
+ * only once the buyer paid the list difference on a payment of its own (see app/exchanges.ts).
  */
 export function planExchange(request: ExchangeRequest, show: Pick<Show, 'startsAt' | 'exchangeUntilHoursBefore'>): Result<ExchangePlan> {
   const { order, tickets, newHold, now } = request;
@@ -138,14 +139,13 @@ export function planExchange(request: ExchangeRequest, show: Pick<Show, 'startsA
   if (newHold.expiresAt <= now) return fail('HOLD_EXPIRED', 'the new hold has expired');
   const oldListCents = chosen.reduce((sum, t) => sum + (request.oldListCentsOf(t.sectionId) ?? 0), 0);
   const differenceCents = newHold.totalPriceCents - oldListCents;
-  if (differenceCents > 0) {
-    return fail('EXCHANGE_PRICE_DIFFERS', 'the new seats cost more than the tickets given up: dearer exchanges are not supported yet', { differenceCents });
-  }
   const paid = paidCentsByTicket(order, tickets, request.oldListCentsOf);
   const paidOfChosen = chosen.reduce((sum, t) => sum + (paid.get(t.ticketId) ?? 0), 0);
   const left = order.amountCents - request.refundedCents - request.carriedOutCents;
   const carriedCents = Math.max(0, Math.min(paidOfChosen, left));
   // Cheaper: the list difference goes back, never more than the value carried.
   const refundCents = Math.max(0, Math.min(carriedCents, -differenceCents));
-  return ok({ oldTicketIds: chosen.map((t) => t.ticketId), carriedCents, differenceCents, refundCents, newAmountCents: Math.max(0, carriedCents - refundCents) });
+  // Dearer: the new order holds the value carried plus the difference, which the buyer pays on its own payment.
+  const payCents = Math.max(0, differenceCents);
+  return ok({ oldTicketIds: chosen.map((t) => t.ticketId), carriedCents, differenceCents, refundCents, payCents, newAmountCents: Math.max(0, carriedCents - refundCents) + payCents });
 }

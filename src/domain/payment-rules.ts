@@ -113,6 +113,19 @@ export function refundInstead(payment: Payment, now: number, receivedCents: numb
   return ok({ outcome: 'REFUND_REQUIRED', plan: { kind: 'REFUND_REQUIRED', now, payment: { paymentId: payment.paymentId, receivedCents, ...refund.value }, order: null, hold: null } });
 }
 
+/**
+ * A dearer exchange's difference arrived but the swap cannot happen any more (the old tickets were
+ * used, refunded or exchanged meanwhile): the money is taken in and marked for refund at once
+ * (the late-payment REFUND_PENDING path), the difference order is cancelled and its hold released.
+ */
+export function refundUnswapped(payment: Payment, order: Order, hold: Hold, now: number): Result<Settlement> {
+  const refund = chain(paymentMachine, payment.status, ['SUCCEED', 'REQUIRE_REFUND']);
+  if (!refund.ok) return refund;
+  const rest = cancelWith(order, hold);
+  if (!rest.ok) return rest;
+  return ok({ outcome: 'REFUND_REQUIRED', plan: { kind: 'REFUND_REQUIRED', now, payment: { paymentId: payment.paymentId, receivedCents: null, ...refund.value }, ...rest.value } });
+}
+
 /** An unpaid order ends with its payment, and an ACTIVE hold under it gives its seats back. */
 function cancelWith(order: Order, hold: Hold): Result<Pick<SettlementPlan, 'order' | 'hold'>> {
   if (order.status !== 'PENDING_PAY') return ok({ order: null, hold: null });

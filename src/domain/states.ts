@@ -65,6 +65,20 @@ export const paymentMachine = defineMachine<PaymentStatus, PaymentEvent>('paymen
   REFUNDED: {},
 });
 
+// Exchange record (issue 32, 改签 with a difference): an even or cheaper swap is recorded COMPLETED
+// as it commits; a dearer one is recorded PENDING with its difference order awaiting payment, and
+// becomes COMPLETED when the difference is paid (the swap commits with the payment), or ABANDONED
+// when it is declined, the hold lapses, or the old tickets changed before the money arrived.
+export const exchangeStatuses = ['PENDING', 'COMPLETED', 'ABANDONED'] as const;
+export type ExchangeStatus = (typeof exchangeStatuses)[number];
+export const exchangeEvents = ['COMPLETE', 'ABANDON'] as const;
+export type ExchangeEvent = (typeof exchangeEvents)[number];
+export const exchangeMachine = defineMachine<ExchangeStatus, ExchangeEvent>('exchange', exchangeStatuses, exchangeEvents, {
+  PENDING: { COMPLETE: 'COMPLETED', ABANDON: 'ABANDONED' },
+  COMPLETED: {},
+  ABANDONED: {},
+});
+
 export const ticketStatuses = ['VALID', 'USED', 'INVALID'] as const;
 export type TicketStatus = (typeof ticketStatuses)[number];
 export const ticketEvents = ['CHECK_IN', 'INVALIDATE', 'REINSTATE'] as const;

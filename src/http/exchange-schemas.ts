@@ -36,7 +36,10 @@ export const ExchangeResponse = Type.Object({
     oldTicketIds: Type.Array(Type.String()),
     newOrderId: Type.String(),
     newShowId: Type.String(),
-    differenceCents: Type.Integer({ description: 'The new seats\' list price minus that of the tickets given up: 0 even, below 0 cheaper (refunded, see refund)' }),
+    differenceCents: Type.Integer({ description: 'The new seats\' list price minus that of the tickets given up: 0 even, below 0 cheaper (refunded, see refund), above 0 dearer (paid on the new order\'s own payment)' }),
+    status: Type.Union([Type.Literal('PENDING'), Type.Literal('COMPLETED'), Type.Literal('ABANDONED')], {
+      description: 'COMPLETED: swapped. PENDING: a dearer swap waiting for its difference to be paid (the old tickets stay VALID until then). ABANDONED: that payment was declined or never came; nothing changed',
+    }),
     createdAt: Type.String(),
   }),
   refund: Type.Union([RefundResponse, Type.Null()], {
@@ -44,4 +47,4 @@ export const ExchangeResponse = Type.Object({
   }),
   order: OrderResponse,
   tickets: Type.Array(TicketResponse),
-}, { description: 'The exchange done: the new order (TICKETED) and its tickets; the tickets given up are INVALID' });
+}, { description: 'The exchange done: the new order (TICKETED) and its tickets; the tickets given up are INVALID. A dearer swap (202): the new order PENDING_PAY for the difference, no tickets yet' });

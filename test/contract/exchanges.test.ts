@@ -40,7 +40,7 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     const tickets = draftsOf(newHold);
     const exchange: Exchange = {
       exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: oldShow.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
-      newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, createdAt: now,
+      newOrderId: id('ord'), newShowId: newHold.showId, newHoldId: newHold.holdId, newTicketIds: tickets.map((t) => t.ticketId), differenceCents: 0, status: 'COMPLETED', createdAt: now,
     };
     return { exchange, tickets: tickets.map((t, i) => ({ ...t, paidCents: 100 + i })), amountCents: newHold.totalPriceCents, differenceRefund: null as Refund | null, now };
   }
@@ -112,6 +112,56 @@ describe.each(storeFactories)('exchanges on $name', (factory) => {
     expect(settled.ok && settled.refund).toMatchObject({ status: 'REFUNDED', reason: 'exchange difference', ticketIds: [] });
     expect((await h.store.getOrder(old.orderId))?.refundedCents).toBe(30);
     expect((await h.store.getOrder(old.orderId))?.status).toBe('TICKETED');
+  });
+
+  it('a dearer swap (issue 32): recorded PENDING, payExchange commits payment, order, hold, old and new tickets and the exchange at once; a changed old ticket rolls it all back; abandonExchange once', async () => {
+    const show = await newShow(h.store, [seated('A', 1, 10)]);
+    const userId = await newUser(h.store);
+    const old = await ticketed(held(await h.store.claimSeats({ ...claimBase(show, userId), seatIds: ['A-1-1'] })));
+    const begin = async (seatIds: string[], now: number) => {
+      const hold = held(await h.store.claimSeats({ ...claimBase(show, userId, { now }), seatIds }));
+      const { order, payment } = await orderAwaitingPayment(h.store, hold, now + 1);
+      const exchange: Exchange = {
+        exchangeId: id('exg'), userId, oldOrderId: old.orderId, oldShowId: show.showId, oldTicketIds: old.tickets.map((t) => t.ticketId),
+        newOrderId: order.orderId, newShowId: show.showId, newHoldId: hold.holdId, newTicketIds: [], differenceCents: 100, status: 'PENDING', createdAt: now + 2,
+      };
+      await h.store.beginExchange(exchange);
+      return { hold, order, payment, exchange };
+    };
+    const a = await begin(['A-1-5', 'A-1-6'], T0 + 100);
+    expect(await h.store.exchangeIntoOrder(a.order.orderId)).toEqual(a.exchange);
+    expect(await h.store.exchangesOfOrder(old.orderId)).toEqual([a.exchange]);
+    // Pending: nothing of the old order moved.
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['VALID']);
+    const tickets = draftsOf(a.hold).map((t, i) => ({ ...t, paidCents: 500 + i }));
+    const paid = await h.store.payExchange({ exchange: a.exchange, paymentId: a.payment.paymentId, tickets, amountCents: 1001, now: T0 + 200 });
+    expect(paid.ok).toBe(true);
+    if (!paid.ok) return;
+    expect(paid.newOrder).toMatchObject({ orderId: a.order.orderId, status: 'TICKETED', amountCents: 1001 });
+    expect(paid.exchange).toMatchObject({ status: 'COMPLETED', newTicketIds: tickets.map((t) => t.ticketId) });
+    expect(await h.store.exchangeIntoOrder(a.order.orderId)).toEqual(paid.exchange);
+    expect((await h.store.getPayment(a.payment.paymentId))?.status).toBe('SUCCEEDED');
+    expect((await h.store.getHold(a.hold.holdId))?.status).toBe('CONFIRMED');
+    expect((await h.store.ticketsByOrder(old.orderId)).map((t) => t.status)).toEqual(['INVALID']);
+    expect((await h.store.ticketsByOrder(a.order.orderId)).map((t) => [t.status, t.paidCents])).toEqual([['VALID', 500], ['VALID', 501]]);
+    expect(paid.changes.seats.map((s) => [s.seatId, s.status])).toEqual([['A-1-1', 'AVAILABLE']]);
+    // Once: paid again, the payment is no longer PENDING.
+    expect(await h.store.payExchange({ exchange: a.exchange, paymentId: a.payment.paymentId, tickets: draftsOf(a.hold), amountCents: 1001, now: T0 + 210 })).toEqual({ ok: false, stale: 'payment' });
+    // A second dearer swap of the same (now INVALID) ticket: payExchange rolls everything back, stale ticket.
+    const b = await begin(['A-1-8'], T0 + 300);
+    expect(await h.store.payExchange({ exchange: b.exchange, paymentId: b.payment.paymentId, tickets: draftsOf(b.hold), amountCents: 100, now: T0 + 400 })).toEqual({ ok: false, stale: 'ticket' });
+    expect((await h.store.getPayment(b.payment.paymentId))?.status).toBe('PENDING');
+    expect((await h.store.getOrder(b.order.orderId))?.status).toBe('PENDING_PAY');
+    expect((await h.store.getHold(b.hold.holdId))?.status).toBe('ACTIVE');
+    expect(await h.store.ticketsByOrder(b.order.orderId)).toEqual([]);
+    expect(await h.store.abandonExchange(b.exchange.exchangeId, T0 + 500)).toBe(true);
+    expect(await h.store.abandonExchange(b.exchange.exchangeId, T0 + 510)).toBe(false);
+    expect((await h.store.exchangeIntoOrder(b.order.orderId))?.status).toBe('ABANDONED');
+    // A lapse of a pending exchange's hold abandons it with its order.
+    const c = await begin(['A-1-9'], T0 + 600);
+    const lapsed = await h.store.lapseHold({ holdId: c.hold.holdId, event: 'RELEASE', expectedExpiresAt: c.hold.expiresAt, now: T0 + 700 });
+    expect(lapsed.ok).toBe(true);
+    expect((await h.store.exchangeIntoOrder(c.order.orderId))?.status).toBe('ABANDONED');
   });
 
   it('to another show with general admission: units back to the old section, new units sold, the buyer\'s count moves', async () => {

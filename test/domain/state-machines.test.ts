@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { blockMachine, holdMachine, orderMachine, paymentMachine, seatMachine, ticketMachine, type StateMachine } from '../../src/domain/index.js';
+import { blockMachine, exchangeMachine, holdMachine, orderMachine, paymentMachine, seatMachine, ticketMachine, type StateMachine } from '../../src/domain/index.js';
 
 /** The transition tables as the business states them; the code must match them exactly. */
 const expected: Record<string, Record<string, Record<string, string>>> = {
@@ -49,9 +49,15 @@ const expected: Record<string, Record<string, Record<string, string>>> = {
     ACTIVE: { LIFT: 'LIFTED' },
     LIFTED: {},
   },
+  // A dearer exchange waits for its difference; an even or cheaper one is born COMPLETED.
+  exchange: {
+    PENDING: { COMPLETE: 'COMPLETED', ABANDON: 'ABANDONED' },
+    COMPLETED: {},
+    ABANDONED: {},
+  },
 };
 
-const machines: StateMachine<string, string>[] = [seatMachine, holdMachine, orderMachine, paymentMachine, ticketMachine, blockMachine];
+const machines: StateMachine<string, string>[] = [seatMachine, holdMachine, orderMachine, paymentMachine, ticketMachine, blockMachine, exchangeMachine];
 
 describe.each(machines.map((m) => [m.name, m] as const))('%s state machine', (name, machine) => {
   const table = expected[name] ?? {};

@@ -74,7 +74,7 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
     expect(swapped.body.tickets).toHaveLength(1);
   });
 
-  it('policy, ownership and price: 409 EXCHANGE_NOT_ALLOWED for the buyer, an admin any time, 404 for a stranger, 409 EXCHANGE_PRICE_DIFFERS for dearer seats; the held seats go back', async () => {
+  it('policy, ownership and price: 409 EXCHANGE_NOT_ALLOWED for the buyer, an admin any time, 404 for a stranger, 202 for dearer seats (called off: the held seat goes back)', async () => {
     const showId = await show();
     const { buyer, orderId } = await ticketed(showId, ['B-1-5']);
     const refused = await exchange(buyer, orderId, { seatIds: ['A-2-1'] });
@@ -82,10 +82,15 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
     const stranger = await new ApiClient(t.node.app).signUp(`stranger${++seq}`);
     const hidden = await exchange(stranger, orderId, { seatIds: ['A-2-1'] });
     expect({ status: hidden.status, code: hidden.body.code }).toEqual({ status: 404, code: 'ORDER_NOT_FOUND' });
-    // Dearer seats are refused, saying the difference to pay (issue 32: not built yet).
+    // Dearer seats wait for the difference (issue 32): 202, the new order PENDING_PAY for 2000, the seat held.
     const dearer = await exchange(admin, orderId, { seatIds: ['A-2-1'] });
-    expect({ status: dearer.status, code: dearer.body.code, differenceCents: dearer.body.details?.differenceCents }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS', differenceCents: 2000 });
+    expect({ status: dearer.status, exchange: dearer.body.exchange?.status, differenceCents: dearer.body.exchange?.differenceCents }).toEqual({ status: 202, exchange: 'PENDING', differenceCents: 2000 });
+    expect(dearer.body.order).toMatchObject({ status: 'PENDING_PAY', amountCents: 2000 });
+    expect(await seatStatus(showId, 'A-2-1')).toBe('HELD');
+    // The buyer calls it off: the hold goes back with the order, the exchange ends ABANDONED, the old ticket untouched.
+    expect((await buyer.request('POST', `/api/v1/orders/${dearer.body.order.orderId}/cancel`)).status).toBe(200);
     expect(await seatStatus(showId, 'A-2-1')).toBe('AVAILABLE');
+    expect((await t.node.ctx.store.exchangeIntoOrder(dearer.body.order.orderId))?.status).toBe('ABANDONED');
     const byAdmin = await exchange(admin, orderId, { seatIds: ['B-1-1'] });
     expect(byAdmin.status).toBe(201);
     expect((await buyer.request('GET', `/api/v1/orders/${byAdmin.body.order.orderId}`)).status).toBe(200);
@@ -115,9 +120,9 @@ describe('exchanges 改签 (issue 25 item 4)', () => {
     const showId = await show(24);
     const { buyer, orderId } = await ticketed(showId, ['B-1-2']);
     const keyed = (body: unknown, key: string) => buyer.request('POST', `/api/v1/orders/${orderId}/exchange`, body, { 'x-idempotency-key': key });
-    // Refused (a dearer seat): nothing changed, and the key is free for the request that may succeed.
-    const refused = await keyed({ seatIds: ['A-1-5'] }, 'swap-1');
-    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS' });
+    // Refused (a ticket not of this order): nothing changed, and the key is free for the request that may succeed.
+    const refused = await keyed({ seatIds: ['A-1-5'], ticketIds: ['tkt_not_mine'] }, 'swap-1');
+    expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'TICKET_NOT_EXCHANGEABLE' });
     const first = await keyed({ seatIds: ['B-1-3'] }, 'swap-2');
     expect(first.status, JSON.stringify(first.body)).toBe(201);
     expect(first.headers['idempotent-replayed']).toBeUndefined();

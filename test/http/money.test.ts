@@ -139,13 +139,17 @@ describe('money that adds up (issue 32)', () => {
     expect((await b.buyer.request('GET', `/api/v1/orders/${b.orderId}/refunds`)).body.refunds).toEqual([]);
   });
 
-  it('Why 4: buy 3, refund 1, exchange into 3: refused with the difference of one place, nothing changed; the 2 left refund 2000', async () => {
+  it('Why 4: buy 3, refund 1, exchange into 3: a dearer swap by one place (1000 to pay), declined, nothing changed; the 2 left refund 2000', async () => {
     const showId = await show();
     const b = await bought(showId, { section: 'GA', quantity: 3 });
     expect((await refund(b.buyer, b.orderId, { ticketIds: [b.tickets[0]?.ticketId] })).body).toMatchObject({ amountCents: 1000 });
     await settledRefunds(b.buyer, b.orderId, 1);
-    const refused = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 3 });
-    expect({ status: refused.status, code: refused.body.code, differenceCents: refused.body.details?.differenceCents }).toEqual({ status: 409, code: 'EXCHANGE_PRICE_DIFFERS', differenceCents: 1000 });
+    // A dearer swap by one place: it waits for the difference (1000); declined, nothing changed.
+    const dearerSwap = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 3 });
+    expect({ status: dearerSwap.status, exchange: dearerSwap.body.exchange?.status, differenceCents: dearerSwap.body.exchange?.differenceCents }).toEqual({ status: 202, exchange: 'PENDING', differenceCents: 1000 });
+    expect(dearerSwap.body.order).toMatchObject({ status: 'PENDING_PAY', amountCents: 1000 });
+    expect((await b.buyer.request('POST', `/api/v1/orders/${dearerSwap.body.order.orderId}/sandbox-pay`, { outcome: 'FAILED' })).status).toBe(202);
+    await eventually(async () => ((await b.buyer.request('GET', `/api/v1/orders/${dearerSwap.body.order.orderId}`)).body.status === 'CANCELLED' ? true : undefined));
     const after = (await b.buyer.request('GET', `/api/v1/orders/${b.orderId}`)).body;
     expect(after.tickets.map((k: { status: string }) => k.status).sort()).toEqual(['INVALID', 'VALID', 'VALID']);
     // An even swap of the two left carries 2000 (on PostgreSQL this once failed stock_within_capacity: the
@@ -249,6 +253,100 @@ describe('money that adds up (issue 32)', () => {
     const csv = ((await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string).slice(1).trimEnd().split('\r\n');
     const net = csv.slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
     expect(net).toBe(3000 - 2240);
+  });
+
+  /** A dearer exchange begun: 202, the exchange PENDING, the new order PENDING_PAY for the difference, no tickets yet. */
+  async function dearer(b: Bought, body: Record<string, unknown>, differenceCents: number) {
+    const begun = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, body, { 'x-idempotency-key': `x-${++seq}` });
+    expect(begun.status, JSON.stringify(begun.body)).toBe(202);
+    expect(begun.body.exchange).toMatchObject({ status: 'PENDING', differenceCents });
+    expect(begun.body.order).toMatchObject({ status: 'PENDING_PAY', amountCents: differenceCents });
+    expect(begun.body.tickets).toEqual([]);
+    const old = (await b.buyer.request('GET', `/api/v1/orders/${b.orderId}`)).body;
+    expect(old.tickets.map((k: { status: string }) => k.status)).toEqual(b.tickets.map(() => 'VALID'));
+    return { exchangeId: begun.body.exchange.exchangeId as string, orderId: begun.body.order.orderId as string, paymentId: begun.body.order.paymentId as string };
+  }
+
+  const orderOf = (client: ApiClient, orderId: string) => client.request('GET', `/api/v1/orders/${orderId}`).then((r) => r.body);
+
+  it('a dearer exchange paid: the difference is charged on its own payment, then the swap commits (old tickets INVALID, new VALID at carried + difference); the audit passes', async () => {
+    const showId = await show();
+    const b = await bought(showId, { seatIds: ['A-1-1'] });
+    const d = await dearer(b, { section: 'GA', quantity: 1 }, 620);
+    expect(d.paymentId).not.toBe(b.paymentId);
+    expect((await b.buyer.request('POST', `/api/v1/orders/${d.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+    const paid = await eventually(async () => {
+      const o = await orderOf(b.buyer, d.orderId);
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    expect(paid.amountCents).toBe(1000);
+    expect(paid.tickets.map((k: { status: string; paidCents: number }) => [k.status, k.paidCents])).toEqual([['VALID', 1000]]);
+    expect((await orderOf(b.buyer, b.orderId)).tickets.map((k: { status: string }) => k.status)).toEqual(['INVALID']);
+    expect(await t.node.sandbox!.getPaymentStatus(d.paymentId)).toBe('SUCCEEDED');
+    expect(await t.node.ctx.store.getPayment(d.paymentId)).toMatchObject({ status: 'SUCCEEDED', amountCents: 620 });
+    expect((await t.node.ctx.store.exchangeIntoOrder(d.orderId))?.status).toBe('COMPLETED');
+    // The seat given up is free again.
+    const other = await new ApiClient(t.node.app).signUp(`money${++seq}`);
+    expect((await other.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-1-1'] })).status).toBe(201);
+    const report = await auditConfiguredStore({ database: t.node.config.database, redis: t.node.config.redis, auditBoundSeconds: 60 });
+    expect({ passed: report.passed, violations: report.violations }).toEqual({ passed: true, violations: [] });
+  });
+
+  it('a dearer exchange declined: the old tickets stay VALID, the new hold is released, nothing is charged, the exchange ends ABANDONED', async () => {
+    const showId = await show();
+    const b = await bought(showId, { seatIds: ['A-1-2'] });
+    const d = await dearer(b, { seatIds: ['A-2-1', 'A-2-2'], ticketIds: [b.tickets[0]?.ticketId] }, 380);
+    expect((await b.buyer.request('POST', `/api/v1/orders/${d.orderId}/sandbox-pay`, { outcome: 'FAILED' })).status).toBe(202);
+    await eventually(async () => ((await orderOf(b.buyer, d.orderId)).status === 'CANCELLED' ? true : undefined));
+    expect((await orderOf(b.buyer, b.orderId)).tickets.map((k: { status: string }) => k.status)).toEqual(['VALID']);
+    expect(await t.node.sandbox!.getPaymentStatus(d.paymentId)).toBe('FAILED');
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(0);
+    expect((await t.node.ctx.store.exchangeIntoOrder(d.orderId))?.status).toBe('ABANDONED');
+    const other = await new ApiClient(t.node.app).signUp(`money${++seq}`);
+    expect((await other.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-1', 'A-2-2'] })).status).toBe(201);
+    // The old order is untouched: it still refunds whole, as paid.
+    expect((await refund(b.buyer, b.orderId, null)).body).toMatchObject({ amountCents: 380, whole: true });
+  });
+
+  it('a dearer exchange whose old tickets were refunded before the difference was paid: the difference goes back, the new hold is released', async () => {
+    const showId = await show();
+    const b = await bought(showId, { seatIds: ['A-1-3'] });
+    const d = await dearer(b, { seatIds: ['A-2-3', 'A-2-4'] }, 380);
+    expect((await refund(b.buyer, b.orderId, null)).status).toBe(202);
+    await settledRefunds(b.buyer, b.orderId, 1);
+    expect((await b.buyer.request('POST', `/api/v1/orders/${d.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+    await eventually(async () => ((await t.node.sandbox!.refundedCents(d.paymentId)) === 380 ? true : undefined));
+    const after = await eventually(async () => {
+      const o = await orderOf(b.buyer, d.orderId);
+      return o.status === 'REFUNDED' ? o : undefined;
+    });
+    expect(after.tickets ?? []).toEqual([]);
+    expect((await t.node.ctx.store.exchangeIntoOrder(d.orderId))?.status).toBe('ABANDONED');
+    const other = await new ApiClient(t.node.app).signUp(`money${++seq}`);
+    expect((await other.request('POST', `/api/v1/shows/${showId}/holds`, { seatIds: ['A-2-3', 'A-2-4'] })).status).toBe(201);
+  });
+
+  it('a refund of a dearer-exchanged order pays back through the difference payment and the source payment: the sum is what was paid; orders.csv nets it once', async () => {
+    const showId = await show();
+    const code = await percentOff(50);
+    // Paid 190 for a seat listed 380, exchanged into standing (1000): 620 more, the new order worth 810.
+    const b = await bought(showId, { seatIds: ['A-1-4'] }, { discountCode: code });
+    expect(b.amountCents).toBe(190);
+    const d = await dearer(b, { section: 'GA', quantity: 1 }, 620);
+    expect((await b.buyer.request('POST', `/api/v1/orders/${d.orderId}/sandbox-pay`, { outcome: 'SUCCEEDED' })).status).toBe(202);
+    const paid = await eventually(async () => {
+      const o = await orderOf(b.buyer, d.orderId);
+      return o.status === 'TICKETED' ? o : undefined;
+    });
+    expect(paid.amountCents).toBe(810);
+    const csvNet = async () => ((await admin.request('GET', `/api/v1/admin/shows/${showId}/orders.csv`)).body as string).slice(1).trimEnd().split('\r\n')
+      .slice(1).reduce((sum, line) => sum + Number(line.split(',').at(-1)), 0);
+    expect(await csvNet()).toBe(810);
+    expect((await refund(b.buyer, d.orderId, null)).body).toMatchObject({ amountCents: 810, whole: true });
+    expect((await settledRefunds(b.buyer, d.orderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 810 });
+    expect(await t.node.sandbox!.refundedCents(d.paymentId)).toBe(620);
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(190);
+    expect(await csvNet()).toBe(0);
   });
 
   it('Why 5: after all of the above (refunds in part and whole, discounts, exchanges, a cancelled show) the audit passes', async () => {

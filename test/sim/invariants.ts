@@ -110,7 +110,12 @@ function providerLedger(snapshot: Snapshot, provider: ScriptedProvider): string[
       const through = facts.refundPayment.get(r.refundId) ?? null;
       if (r.status === 'REFUNDED' && r.amountCents > 0) {
         if (through === null) wrong.push(`refund ${r.refundId} of ${r.amountCents} is REFUNDED with no payment to go back through`);
-        else recorded.set(through, (recorded.get(through) ?? 0) + r.amountCents);
+        else {
+          // A dearer exchange's order pays back partly through the chain's source (the part the refund row names).
+          const second = r.through?.amountCents ?? 0;
+          recorded.set(through, (recorded.get(through) ?? 0) + r.amountCents - second);
+          if (r.through !== undefined) recorded.set(r.through.paymentId, (recorded.get(r.through.paymentId) ?? 0) + second);
+        }
       }
     }
   }

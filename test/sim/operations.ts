@@ -241,7 +241,9 @@ async function refundRetry(t: StepContext): Promise<string | null> {
 /**
  * An exchange of a whole order or of some of its tickets (ticketIds): even (same section and count,
  * this show or another), cheaper (A 500 < B 800 < G 1000: the difference refunded through the
- * source, in the provider's mood of the moment) or dearer (refused: not built yet). The number of
+ * source, in the provider's mood of the moment) or dearer (202: a new order PENDING_PAY for the
+ * difference, which the pay, late-pay and expiry operations then pay, decline or let lapse like any
+ * unpaid order; its success swaps, the rest abandon the exchange). The number of
  * new places is the number given up, now and then one fewer (a cheaper swap by count).
  */
 async function exchange(t: StepContext): Promise<string | null> {
@@ -267,7 +269,8 @@ async function exchange(t: StepContext): Promise<string | null> {
       t.memory.exchanges.push({ command, key, exchangeId: result.exchange.exchangeId });
       // A cheaper swap's difference: the job a server would run at once.
       const back = result.refund === null ? '' : ` back ${result.refund.amountCents} ${await attempt(async () => `${(await processRefund(world.ctx, result.refund?.refundId ?? ''))?.status ?? 'gone'}`)}`;
-      return `→ ${result.exchange.exchangeId} ${result.order.orderId} ${result.order.amountCents}${back}`;
+      const pending = result.exchange.status === 'PENDING' ? ` pending ${result.order.status} ${result.order.paymentId ?? '-'}` : '';
+      return `→ ${result.exchange.exchangeId} ${result.order.orderId} ${result.order.amountCents}${back}${pending}`;
     })}`;
   } finally {
     world.provider.refundMood = 'confirm';

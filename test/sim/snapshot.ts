@@ -47,7 +47,8 @@ export async function readSnapshot(ctx: AppContext, showIds: readonly string[]):
       payment: order.paymentId === null ? null : await ctx.store.getPayment(order.paymentId),
       tickets: [...await ctx.store.ticketsByOrder(orderId)].sort((a, b) => a.ticketId.localeCompare(b.ticketId)),
       refunds,
-      exchangesOut: await ctx.store.exchangesOfOrder(orderId),
+      // Only swaps done: a dearer one still waiting for (or abandoned without) its difference gave nothing up.
+      exchangesOut: (await ctx.store.exchangesOfOrder(orderId)).filter((e) => e.status === 'COMPLETED'),
       exchangeIn: await ctx.store.exchangeIntoOrder(orderId),
       refundPayment,
     });

@@ -34,7 +34,7 @@ export function pgAudit(db: PgDb): AuditStore {
           // Tickets of the show's PENDING refunds (few at any moment): still taken until the provider answers.
           const pending = await c.query<{ ticket_ids: string }>("SELECT ticket_ids FROM refunds WHERE status = 'PENDING' AND show_id = $1 ORDER BY refund_id COLLATE \"C\"", [showId]);
           const exchangedOut = await c.query<{ old_order_id: string }>(
-            'SELECT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id WHERE o.show_id = $1 GROUP BY x.old_order_id ORDER BY x.old_order_id COLLATE "C"', [showId]);
+            `SELECT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id AND x.status = 'COMPLETED' WHERE o.show_id = $1 GROUP BY x.old_order_id ORDER BY x.old_order_id COLLATE "C"`, [showId]);
           const audit: ShowAudit = {
             seatMap: typeof seatMap === 'string' ? JSON.parse(seatMap) as SeatMapSpec : seatMap,
             seats: seats.rows,

@@ -162,6 +162,8 @@ export function pgInventory(lanes: PgLanes, origin: string): InventoryStore {
           [hold.hold_id, input.now]);
         const [after] = await loadHolds(c, [hold]);
         const cancelledOrder = cancelled.rows[0] === undefined ? null : toOrder(cancelled.rows[0]);
+        // A dearer exchange's difference order ends with its hold: the exchange is ABANDONED (exchangeMachine), the old tickets untouched.
+        if (cancelledOrder !== null) await c.query(`UPDATE exchanges SET status = 'ABANDONED' WHERE new_order_id = $1 AND status = 'PENDING'`, [cancelledOrder.orderId]);
         const changes = { showId: hold.show_id, seats: back.seats, stock: back.stock };
         await appendOutbox(c, origin, input.now, [holdEnded(after as Hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
         // The waitlist goes first, in this same transaction: the seats are never free to the public

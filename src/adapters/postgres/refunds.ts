@@ -103,15 +103,24 @@ export function pgRefunds(db: PgDb, origin: string): RefundStore {
           // The payment the money went back through says so (issue 32). Its row is locked first, so
           // two refunds of one payment settling at once sum each other's (READ COMMITTED reads the
           // other's commit after the lock): the last one sees every REFUNDED refund, this one included.
-          if (refund.paymentId !== null && refund.amountCents > 0) {
+          const through = input.through ?? null;
+          if (through !== null && through.amountCents > 0) {
+            await c.query('UPDATE refunds SET source_payment_id = $2, source_cents = $3 WHERE refund_id = $1', [refund.refundId, through.paymentId, through.amountCents]);
+          }
+          // The refund's payment first, then the second one (a dearer exchange's source), in that order every time.
+          const paymentIds = refund.amountCents > 0 ? [refund.paymentId, through?.paymentId ?? null] : [];
+          for (const paymentId of paymentIds) {
+            if (paymentId === null) continue;
             const { rows: paid } = await c.query<{ status: PaymentStatus; amount_cents: number }>(
-              'SELECT status, amount_cents FROM payments WHERE payment_id = $1 FOR UPDATE', [refund.paymentId]);
+              'SELECT status, amount_cents FROM payments WHERE payment_id = $1 FOR UPDATE', [paymentId]);
             const payment = paid[0];
             if (payment !== undefined) {
+              // What went back through it: refunds through it (less a part paid through a second payment), and parts of others paid through it.
               const { rows: sum } = await c.query<{ cents: number }>(
-                "SELECT coalesce(sum(amount_cents), 0)::int AS cents FROM refunds WHERE payment_id = $1 AND status = 'REFUNDED'", [refund.paymentId]);
+                `SELECT coalesce(sum(CASE WHEN payment_id = $1 THEN amount_cents - source_cents ELSE source_cents END), 0)::int AS cents FROM refunds
+                 WHERE (payment_id = $1 OR source_payment_id = $1) AND status = 'REFUNDED'`, [paymentId]);
               const next = paymentAfterRefund(payment.status, payment.amount_cents, sum[0]?.cents ?? 0);
-              if (next !== null) await c.query('UPDATE payments SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = $4', [refund.paymentId, next, input.now, payment.status]);
+              if (next !== null) await c.query('UPDATE payments SET status = $2, updated_at = $3 WHERE payment_id = $1 AND status = $4', [paymentId, next, input.now, payment.status]);
             }
           }
         } else {

@@ -750,5 +750,15 @@ export const pgMigrations: readonly PgMigration[] = [
     ALTER TABLE payments ADD CONSTRAINT payments_status_check CHECK (status IN ('PENDING','SUCCEEDED','FAILED','REFUND_PENDING','REFUNDED','PARTIALLY_REFUNDED'));
     CREATE INDEX refunds_by_payment ON refunds (payment_id) WHERE status = 'REFUNDED';
     `,
+  },  {
+    // Issue 32 (dearer exchanges): PENDING while the difference awaits payment, then COMPLETED or ABANDONED.
+    version: 25,
+    name: 'exchanges: a status (a dearer swap waits for its difference payment); refunds: the part paid back through a second payment',
+    sql: `
+    ALTER TABLE exchanges ADD COLUMN status text NOT NULL DEFAULT 'COMPLETED' CHECK (status IN ('PENDING','COMPLETED','ABANDONED'));
+    ALTER TABLE refunds ADD COLUMN source_payment_id text;
+    ALTER TABLE refunds ADD COLUMN source_cents integer NOT NULL DEFAULT 0 CHECK (source_cents >= 0);
+    CREATE INDEX refunds_by_source_payment ON refunds (source_payment_id) WHERE status = 'REFUNDED' AND source_payment_id IS NOT NULL;
+    `,
   },
 ];

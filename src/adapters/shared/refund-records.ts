@@ -6,12 +6,14 @@ export interface RefundRow {
   refund_id: string; order_id: string; user_id: string; show_id: string; payment_id: string | null; amount_cents: number | string;
   ticket_ids: string; whole: number | boolean; status: RefundStatus; reason: string | null; requested_by: RefundActor;
   idempotency_key: string | null; created_at: number | string; updated_at: number | string;
+  source_payment_id?: string | null; source_cents?: number | string;
 }
 
 export const toRefund = (r: RefundRow): Refund => ({
   refundId: r.refund_id, orderId: r.order_id, userId: r.user_id, showId: r.show_id, paymentId: r.payment_id, amountCents: Number(r.amount_cents),
   ticketIds: JSON.parse(r.ticket_ids) as string[], whole: r.whole === true || r.whole === 1, status: r.status, reason: r.reason,
   requestedBy: r.requested_by, idempotencyKey: r.idempotency_key, createdAt: Number(r.created_at), updatedAt: Number(r.updated_at),
+  ...(r.source_payment_id === null || r.source_payment_id === undefined ? {} : { through: { paymentId: r.source_payment_id, amountCents: Number(r.source_cents ?? 0) } }),
 });
 
 const someChanges = (changes: InventoryChanges): InventoryChanges | null => (changes.seats.length === 0 && changes.stock.length === 0 ? null : changes);

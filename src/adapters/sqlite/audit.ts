@@ -11,7 +11,7 @@ const pendingRefundTicketIds = (statement: Database.Statement, showId: string): 
 
 /** The show's orders that gave tickets up by exchange (through the orders of the show: exchanges are indexed by old order). */
 const exchangedOutQuery = (db: Db): Database.Statement =>
-  db.prepare('SELECT DISTINCT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id WHERE o.show_id = ? ORDER BY x.old_order_id').pluck();
+  db.prepare("SELECT DISTINCT x.old_order_id FROM orders o JOIN exchanges x ON x.old_order_id = o.order_id AND x.status = 'COMPLETED' WHERE o.show_id = ? ORDER BY x.old_order_id").pluck();
 
 /** The plain-data reads of one show (synchronous, so a caller can run them in one read transaction). */
 export function sqliteShowAudit(db: Db, linesOf: (holdId: string) => ReservationLine[]): (showId: string) => ShowAudit | null {

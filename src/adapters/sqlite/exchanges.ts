@@ -1,6 +1,6 @@
 import type { Database as Db } from 'better-sqlite3';
 import type { Ticket } from '../../domain/index.js';
-import type { ExchangeStore, InventoryChanges, SeatChange, StockChange, SwapExchangeInput, SwapExchangeOutcome } from '../../ports/engine/index.js';
+import type { Exchange, ExchangeStore, InventoryChanges, PayExchangeInput, PayExchangeOutcome, SeatChange, StockChange, SwapExchangeInput, SwapExchangeOutcome, TicketDraft } from '../../ports/engine/index.js';
 import { exchangeCompleted, exchangeParams, toExchange, type ExchangeRow } from '../shared/exchange-records.js';
 import { refundRequested } from '../shared/refund-records.js';
 import { ticketsIssued } from '../shared/outbox-drafts.js';
@@ -33,7 +33,12 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     stockUp: db.prepare('UPDATE sections SET available = available + ?, stock_version = stock_version + 1 WHERE show_id = ? AND section_id = ? RETURNING available, stock_version'),
     unitsDown: db.prepare('UPDATE user_show_units SET units = units - ? WHERE user_id = ? AND show_id = ?'),
     insert: db.prepare(`INSERT INTO exchanges (exchange_id, user_id, old_order_id, old_show_id, old_ticket_ids, new_order_id, new_show_id, new_hold_id,
-      new_ticket_ids, difference_cents, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      new_ticket_ids, difference_cents, created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+    payment: db.prepare(`UPDATE payments SET status = 'SUCCEEDED', updated_at = ? WHERE payment_id = ? AND status = 'PENDING'`),
+    orderTicketed: db.prepare(`UPDATE orders SET status = 'TICKETED', amount_cents = ?, updated_at = ? WHERE order_id = ? AND status = 'PENDING_PAY' RETURNING *`),
+    confirmPending: db.prepare(`UPDATE holds SET status = 'CONFIRMED' WHERE hold_id = ? AND user_id = ? AND status = 'ACTIVE' RETURNING *`),
+    complete: db.prepare(`UPDATE exchanges SET status = 'COMPLETED', new_ticket_ids = ? WHERE exchange_id = ? AND status = 'PENDING'`),
+    abandon: db.prepare(`UPDATE exchanges SET status = 'ABANDONED' WHERE exchange_id = ? AND status = 'PENDING'`),
     refundInsert: db.prepare(`INSERT INTO refunds (refund_id, order_id, user_id, show_id, payment_id, amount_cents, ticket_ids, whole, status, reason,
         requested_by, idempotency_key, created_at, updated_at)
       VALUES (@refundId, @orderId, @userId, @showId, @paymentId, @amountCents, '[]', 0, 'PENDING', @reason, @requestedBy, @idempotencyKey, @createdAt, @updatedAt)`),
@@ -49,11 +54,29 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     const sold = shared.sell(holdRow);
     if (sold === false) throw new Rollback<SwapExchangeOutcome>({ ok: false, stale: 'hold' });
     // The old side first: a ticket that is no longer VALID undoes the whole swap.
+    const freed = giveUp(e);
+    // The new side: an order born TICKETED on the confirmed hold, and its tickets.
+    const orderRow = q.orderInsert.get(e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, input.amountCents, input.now, input.now) as records.OrderRow;
+    const tickets = issue(e, input.tickets, input.now);
+    q.insert.run(...exchangeParams(e));
+    const newOrder = shared.order(orderRow);
+    const refund = input.differenceRefund;
+    // The difference of a cheaper swap, recorded with the swap (unique (order_id, idempotency_key): a second one rolls the swap back).
+    if (refund !== null) q.refundInsert.run({ ...refund });
+    ob.append(input.now, [
+      exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold),
+      ...(refund === null ? [] : [refundRequested(refund, { showId: refund.showId, seats: [], stock: [] })]),
+    ]);
+    return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
+  }
+
+  /** Each old ticket VALID -> INVALID (else the whole transaction rolls back, stale 'ticket'), its seat or unit given back. */
+  function giveUp(e: Exchange): InventoryChanges {
     const seats: SeatChange[] = [];
     const bySection = new Map<string, number>();
     for (const ticketId of e.oldTicketIds) {
       const t = q.revoke.get(ticketId, e.oldOrderId) as OldTicket | undefined;
-      if (t === undefined) throw new Rollback<SwapExchangeOutcome>({ ok: false, stale: 'ticket' });
+      if (t === undefined) throw new Rollback<{ ok: false; stale: 'ticket' }>({ ok: false, stale: 'ticket' });
       if (t.seat_id !== null) {
         const freed = q.seatFree.get(t.show_id, t.seat_id) as { version: number } | undefined;
         if (freed !== undefined) seats.push({ seatId: t.seat_id, status: 'AVAILABLE', holdId: null, version: freed.version });
@@ -68,32 +91,48 @@ export function sqliteExchanges(db: Db, gc: GroupCommit, shows: ShowCache, share
     }
     q.doorDown.run(e.oldTicketIds.length, e.oldShowId);
     q.unitsDown.run(e.oldTicketIds.length, e.userId, e.oldShowId);
-    // The new side: an order born TICKETED on the confirmed hold, and its tickets.
-    const orderRow = q.orderInsert.get(e.newOrderId, e.userId, e.newShowId, e.newHoldId, `exchange:${e.exchangeId}`, input.amountCents, input.now, input.now) as records.OrderRow;
-    const tickets: Ticket[] = input.tickets.map((draft, i) => {
-      q.ticketInsert.run(draft.ticketId, e.newOrderId, e.userId, e.newShowId, draft.sectionId, draft.seatId, i + 1, draft.code, input.now, e.userId, draft.paidCents);
+    return { showId: e.oldShowId, seats, stock };
+  }
+
+  /** The new order's tickets, VALID, and the new show's door count. */
+  function issue(e: Exchange, drafts: readonly TicketDraft[], now: number): Ticket[] {
+    const tickets: Ticket[] = drafts.map((draft, i) => {
+      q.ticketInsert.run(draft.ticketId, e.newOrderId, e.userId, e.newShowId, draft.sectionId, draft.seatId, i + 1, draft.code, now, e.userId, draft.paidCents);
       return {
         ticketId: draft.ticketId, orderId: e.newOrderId, userId: e.userId, showId: e.newShowId, sectionId: draft.sectionId, seatId: draft.seatId,
-        code: draft.code, status: 'VALID', issuedAt: input.now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
+        code: draft.code, status: 'VALID', issuedAt: now, usedAt: null, checkInNonce: null, checkedInBy: null, checkInGate: null, checkInDevice: null,
         paidCents: draft.paidCents,
       };
     });
     q.countIssued.run(e.newShowId, tickets.length);
-    q.insert.run(...exchangeParams(e));
+    return tickets;
+  }
+
+  function pay(input: PayExchangeInput): PayExchangeOutcome {
+    const e = input.exchange;
+    if (q.payment.run(input.now, input.paymentId).changes !== 1) return { ok: false, stale: 'payment' };
+    const holdRow = q.confirmPending.get(e.newHoldId, e.userId) as records.HoldRow | undefined;
+    if (holdRow === undefined) throw new Rollback<PayExchangeOutcome>({ ok: false, stale: 'hold' });
+    const sold = shared.sell(holdRow);
+    if (sold === false) throw new Rollback<PayExchangeOutcome>({ ok: false, stale: 'hold' });
+    const freed = giveUp(e);
+    const orderRow = q.orderTicketed.get(input.amountCents, input.now, e.newOrderId) as records.OrderRow | undefined;
+    if (orderRow === undefined) throw new Rollback<PayExchangeOutcome>({ ok: false, stale: 'order' });
+    const tickets = issue(e, input.tickets, input.now);
+    if (q.complete.run(JSON.stringify(input.tickets.map((t) => t.ticketId)), e.exchangeId).changes !== 1) throw new Rollback<PayExchangeOutcome>({ ok: false, stale: 'exchange' });
+    const done: Exchange = { ...e, newTicketIds: input.tickets.map((t) => t.ticketId), status: 'COMPLETED' };
     const newOrder = shared.order(orderRow);
-    const freed: InventoryChanges = { showId: e.oldShowId, seats, stock };
-    const refund = input.differenceRefund;
-    // The difference of a cheaper swap, recorded with the swap (unique (order_id, idempotency_key): a second one rolls the swap back).
-    if (refund !== null) q.refundInsert.run({ ...refund });
-    ob.append(input.now, [
-      exchangeCompleted(e, freed), ticketsIssued(newOrder, tickets, sold),
-      ...(refund === null ? [] : [refundRequested(refund, { showId: refund.showId, seats: [], stock: [] })]),
-    ]);
-    return { ok: true, exchange: e, newOrder, tickets, changes: freed, newShowChanges: sold };
+    ob.append(input.now, [exchangeCompleted(done, freed), ticketsIssued(newOrder, tickets, sold)]);
+    return { ok: true, exchange: done, newOrder, tickets, changes: freed, newShowChanges: sold };
   }
 
   return {
     swapExchange: (input) => gc.write('swapExchange', () => swap(input)),
+    beginExchange: (exchange) => gc.write('beginExchange', () => {
+      q.insert.run(...exchangeParams({ ...exchange, status: 'PENDING' }));
+    }),
+    payExchange: (input) => gc.write('payExchange', () => pay(input)),
+    abandonExchange: (exchangeId) => gc.write('abandonExchange', () => q.abandon.run(exchangeId).changes === 1),
     exchangesOfOrder: async (orderId) => (q.ofOrder.all(orderId) as ExchangeRow[]).map(toExchange),
     exchangeIntoOrder: async (orderId) => {
       const row = q.intoOrder.get(orderId) as ExchangeRow | undefined;

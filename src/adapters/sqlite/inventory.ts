@@ -44,6 +44,7 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
     liveClaims: byCount(db, (marks) => `SELECT seat_id FROM hold_lines WHERE show_id = ? AND claim = 1 AND seat_id IN (${marks})`),
     lapse: db.prepare(`UPDATE holds SET status = @status WHERE hold_id = @holdId AND status = 'ACTIVE'
       AND CASE @status WHEN 'EXPIRED' THEN expires_at <= @now ELSE expires_at = @expectedExpiresAt END RETURNING *`),
+    abandonExchange: db.prepare(`UPDATE exchanges SET status = 'ABANDONED' WHERE new_order_id = ? AND status = 'PENDING'`),
     // The NOT IN term repeats the partial index's condition so the planner uses "one live order
     // per hold" (a lookup by hold) rather than every INIT and PENDING_PAY order by status.
     cancelUnpaid: db.prepare(`UPDATE orders SET status = 'CANCELLED', updated_at = ?
@@ -191,6 +192,8 @@ export function sqliteInventory(db: Db, gc: GroupCommit, shows: ShowCache, share
         const cancelled = q.cancelUnpaid.get(input.now, input.holdId) as records.OrderRow | undefined;
         const hold = shared.hold(row);
         const cancelledOrder = cancelled === undefined ? null : records.toOrder(cancelled, hold.lines);
+        // A dearer exchange's difference order ends with its hold: the exchange is ABANDONED (exchangeMachine), the old tickets untouched.
+        if (cancelled !== undefined) q.abandonExchange.run(cancelled.order_id);
         ob.append(input.now, [holdEnded(hold, changes), cancelledOrder === null ? null : orderMoved(cancelledOrder, null)]);
         // The waitlist goes first, in this same unit: the seats never show as free to the public.
         const offered: WaitlistOffer[] = [];

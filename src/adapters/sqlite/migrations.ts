@@ -634,6 +634,12 @@ export const migrations: readonly Migration[] = [
       `);
     },
   },
+  // Issue 32 (dearer exchanges): an exchange is recorded PENDING while its difference awaits
+  // payment, then COMPLETED or ABANDONED; every exchange before this was a completed swap.
+  `ALTER TABLE exchanges ADD COLUMN status TEXT NOT NULL DEFAULT 'COMPLETED' CHECK (status IN ('PENDING','COMPLETED','ABANDONED'));
+  ALTER TABLE refunds ADD COLUMN source_payment_id TEXT;
+  ALTER TABLE refunds ADD COLUMN source_cents INTEGER NOT NULL DEFAULT 0 CHECK (source_cents >= 0);
+  CREATE INDEX refunds_by_source_payment ON refunds (source_payment_id) WHERE status = 'REFUNDED' AND source_payment_id IS NOT NULL;`,
 ];
 
 /**

@@ -29,7 +29,10 @@ export function sqliteRefunds(db: Db, gc: GroupCommit, shows: ShowCache, shared:
     doorCount: db.prepare('UPDATE show_door_counts SET admitting = admitting + ? WHERE show_id = ?'),
     orderMove: db.prepare('UPDATE orders SET status = ?, updated_at = ? WHERE order_id = ? AND status = ? RETURNING *'),
     paymentOf: db.prepare('SELECT status, amount_cents FROM payments WHERE payment_id = ?'),
-    refundedOfPayment: db.prepare("SELECT coalesce(sum(amount_cents), 0) FROM refunds WHERE payment_id = ? AND status = 'REFUNDED'").pluck(),
+    // What went back through a payment: refunds through it (less a part paid through a second payment), and parts of others paid through it.
+    refundedOfPayment: db.prepare(`SELECT coalesce(sum(CASE WHEN payment_id = @p THEN amount_cents - source_cents ELSE source_cents END), 0) FROM refunds
+      WHERE (payment_id = @p OR source_payment_id = @p) AND status = 'REFUNDED'`).pluck(),
+    through: db.prepare('UPDATE refunds SET source_payment_id = ?, source_cents = ? WHERE refund_id = ?'),
     paymentMove: db.prepare('UPDATE payments SET status = ?, updated_at = ? WHERE payment_id = ? AND status = ?'),
     orderRefunded: db.prepare('UPDATE orders SET refunded_cents = refunded_cents + ?, updated_at = ? WHERE order_id = ? RETURNING *'),
     order: db.prepare('SELECT * FROM orders WHERE order_id = ?'),
@@ -111,10 +114,14 @@ export function sqliteRefunds(db: Db, gc: GroupCommit, shows: ShowCache, shared:
       }
       // The payment the money went back through says so (issue 32): its REFUNDED refunds, summed now
       // (this one included), make it PARTIALLY_REFUNDED or REFUNDED by the payment machine.
-      if (refund.paymentId !== null && refund.amountCents > 0) {
-        const payment = q.paymentOf.get(refund.paymentId) as { status: PaymentStatus; amount_cents: number } | undefined;
-        const next = payment === undefined ? null : paymentAfterRefund(payment.status, payment.amount_cents, q.refundedOfPayment.get(refund.paymentId) as number);
-        if (payment !== undefined && next !== null) q.paymentMove.run(next, input.now, refund.paymentId, payment.status);
+      const through = input.through ?? null;
+      if (through !== null && through.amountCents > 0) q.through.run(through.paymentId, through.amountCents, refund.refundId);
+      const paymentIds = refund.amountCents > 0 ? [refund.paymentId, through?.paymentId ?? null] : [];
+      for (const paymentId of paymentIds) {
+        if (paymentId === null) continue;
+        const payment = q.paymentOf.get(paymentId) as { status: PaymentStatus; amount_cents: number } | undefined;
+        const next = payment === undefined ? null : paymentAfterRefund(payment.status, payment.amount_cents, q.refundedOfPayment.get({ p: paymentId }) as number);
+        if (payment !== undefined && next !== null) q.paymentMove.run(next, input.now, paymentId, payment.status);
       }
     } else {
       for (const t of refund.ticketIds) {

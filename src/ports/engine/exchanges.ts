@@ -1,4 +1,4 @@
-import type { Order, Ticket } from '../../domain/index.js';
+import type { ExchangeStatus, Order, Ticket } from '../../domain/index.js';
 import type { InventoryChanges, Stale } from './common.js';
 import type { Refund } from './refunds.js';
 import type { TicketDraft } from './tickets.js';
@@ -17,8 +17,35 @@ export interface Exchange {
   readonly newTicketIds: readonly string[];
   /** New list price minus the list price of the tickets given up (0: even; < 0: cheaper, the difference refunded). */
   readonly differenceCents: number;
+  /**
+   * COMPLETED: the swap is done (even and cheaper swaps are born COMPLETED). PENDING: a dearer swap
+   * whose difference order (newOrderId, on newHoldId) awaits its payment; ABANDONED: that payment
+   * was declined, the hold lapsed, or the old tickets changed first (exchangeMachine).
+   */
+  readonly status: ExchangeStatus;
   readonly createdAt: number;
 }
+
+export interface PayExchangeInput {
+  /** The PENDING exchange as stored (oldTicketIds, newHoldId, newOrderId). */
+  readonly exchange: Exchange;
+  /** The difference payment: PENDING -> SUCCEEDED. */
+  readonly paymentId: string;
+  /** One draft per unit of the new hold's lines, in line order; their paid prices sum to amountCents. */
+  readonly tickets: readonly TicketDraft[];
+  /** The new order's value once swapped: the value carried plus the difference paid. */
+  readonly amountCents: number;
+  readonly now: number;
+}
+
+export type PayExchangeOutcome =
+  | { readonly ok: true; readonly exchange: Exchange; readonly newOrder: Order; readonly tickets: readonly Ticket[]; readonly changes: InventoryChanges; readonly newShowChanges: InventoryChanges }
+  /**
+   * Nothing written: the payment is no longer PENDING, the order no longer PENDING_PAY, the hold no
+   * longer ACTIVE, the exchange no longer PENDING, or an old ticket is no longer VALID (used,
+   * refunded or exchanged meanwhile: the caller refunds the difference instead).
+   */
+  | Stale<'payment' | 'order' | 'hold' | 'exchange' | 'ticket'>;
 
 export interface SwapExchangeInput {
   /** The exchange as it will be stored; newTicketIds are the drafts' ids. */
@@ -72,7 +99,19 @@ export interface ExchangeStore {
    * new order with the sold ones, and 'refund.requested' for the difference refund.
    */
   swapExchange(input: SwapExchangeInput): Promise<SwapExchangeOutcome>;
-  /** Exchanges that gave up this order's tickets (at most one today), oldest first. */
+  /** Records a dearer swap PENDING (its difference order already opened on the new hold); unique per new hold. */
+  beginExchange(exchange: Exchange): Promise<void>;
+  /**
+   * A dearer swap's difference was paid: one transaction, each step a conditional update (any miss
+   * rolls everything back): the payment PENDING -> SUCCEEDED, the order PENDING_PAY -> TICKETED at
+   * amountCents, the hold ACTIVE -> CONFIRMED with its seats sold, each old ticket VALID -> INVALID
+   * (its seat or unit given back, as swapExchange), the drafts issued VALID, the exchange
+   * PENDING -> COMPLETED; outbox 'exchange.completed' and 'tickets.issued'.
+   */
+  payExchange(input: PayExchangeInput): Promise<PayExchangeOutcome>;
+  /** PENDING -> ABANDONED (false: it was not PENDING). The difference order and hold end by their own machines. */
+  abandonExchange(exchangeId: string, now: number): Promise<boolean>;
+  /** Exchanges that gave up (or, PENDING, would give up) this order's tickets, oldest first, any status. */
   exchangesOfOrder(orderId: string): Promise<Exchange[]>;
   /** The exchange that created this order (its new order), or null for an order bought directly. */
   exchangeIntoOrder(orderId: string): Promise<Exchange | null>;

@@ -23,6 +23,8 @@ export interface Refund {
   readonly idempotencyKey: string | null;
   readonly createdAt: number;
   readonly updatedAt: number;
+  /** Settled REFUNDED through two payments (a dearer exchange's order): the part paid back through the chain's source (see SettleRefundInput.through). */
+  readonly through?: { readonly paymentId: string; readonly amountCents: number };
 }
 
 export interface RequestRefundInput {
@@ -46,6 +48,13 @@ export interface SettleRefundInput {
   readonly outcome: 'REFUNDED' | 'REFUSED';
   readonly reason: string | null;
   readonly now: number;
+  /**
+   * REFUNDED only: the part of the refund that went back through a second payment (an order from a
+   * dearer exchange pays back its difference payment, the refund's paymentId, first, then the chain's
+   * source: this). Written on the refund row (source_payment_id, source_cents), so each payment's
+   * state derives from what really went back through it. Absent: all of it through paymentId.
+   */
+  readonly through?: { readonly paymentId: string; readonly amountCents: number } | null;
 }
 
 export type SettleRefundOutcome =
