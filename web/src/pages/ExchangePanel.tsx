@@ -6,7 +6,9 @@ import { t } from '../i18n';
 import { parseSeatId } from '../seat-names';
 
 interface ExchangeAnswer {
-  readonly order: { readonly orderId: string };
+  /** PENDING: dearer seats, held until the new order's difference is paid (the old tickets stay valid meanwhile). */
+  readonly exchange?: { readonly status?: string };
+  readonly order: { readonly orderId: string; readonly amountCents?: number };
   readonly refund?: { readonly amountCents: number } | null;
 }
 
@@ -24,7 +26,8 @@ const priceOf = (show: Show, sectionId: string): number | undefined => show.sect
  * Exchange (改签) of a ticketed order, whole or some of its tickets (issue 25 item 4, issue 32):
  * other seats of this show or another, by seat ids or section + quantity. The panel first works out
  * the difference from the shows' list prices (a cheaper swap gives it back, up to what the tickets
- * were paid; dearer seats cannot be exchanged yet) and asks to confirm; the server holds the new
+ * were paid; dearer seats are held while the buyer pays the difference on the new order's page,
+ * the old tickets valid until then) and asks to confirm; the server holds the new
  * seats, then swaps them in all or nothing, and decides the money itself. On any refusal the buyer
  * keeps the old tickets.
  */
@@ -36,7 +39,7 @@ export function ExchangePanel({ order }: { order: Order }) {
   const [given, setGiven] = useState<ReadonlySet<string> | null>(null);
   const [quote, setQuote] = useState<Quote | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const [done, setDone] = useState<{ orderId: string; backCents: number } | null>(null);
+  const [done, setDone] = useState<{ orderId: string; backCents: number; toPayCents: number | null } | null>(null);
   const [busy, setBusy] = useState(false);
   const valid = (order.tickets ?? []).filter((k) => k.status === 'VALID');
   if (order.status !== 'TICKETED' || valid.length === 0) return null;
@@ -83,7 +86,10 @@ export function ExchangePanel({ order }: { order: Order }) {
       const answer = await api<ExchangeAnswer>(`/orders/${encodeURIComponent(order.orderId)}/exchange`, {
         method: 'POST', body: body(), headers: { 'x-idempotency-key': `web-${crypto.randomUUID()}` },
       });
-      setDone({ orderId: answer.order.orderId, backCents: answer.refund?.amountCents ?? 0 });
+      setDone({
+        orderId: answer.order.orderId, backCents: answer.refund?.amountCents ?? 0,
+        toPayCents: answer.exchange?.status === 'PENDING' ? Math.max(0, quote?.differenceCents ?? 0) : null,
+      });
     } catch (e) {
       setNotice(errorText(e));
       setQuote(null);
@@ -109,7 +115,7 @@ export function ExchangePanel({ order }: { order: Order }) {
       {done !== null
         ? (
           <p data-testid="exchange-done">
-            {t('exchangeDone')} {done.backCents > 0 && <span data-testid="exchange-back">{t('exchangeBackSent', { amount: money(done.backCents) })} </span>}
+            {done.toPayCents !== null ? t('exchangePayDifference', { amount: money(done.toPayCents) }) : t('exchangeDone')} {done.backCents > 0 && <span data-testid="exchange-back">{t('exchangeBackSent', { amount: money(done.backCents) })} </span>}
             <a href={`/orders/${encodeURIComponent(done.orderId)}`} data-testid="exchange-new-order">{t('exchangeSeeOrder')}</a>
           </p>
         )
@@ -141,7 +147,7 @@ export function ExchangePanel({ order }: { order: Order }) {
             <p class="row">
               {quote === null
                 ? <button type="button" data-testid="exchange-check" disabled={chosen.length === 0} onClick={() => void check()}>{t('exchangeCheck')}</button>
-                : <button type="button" data-testid="exchange-send" disabled={quote.differenceCents > 0} onClick={() => void send()}>{t('exchangeSend')}</button>}
+                : <button type="button" data-testid="exchange-send" onClick={() => void send()}>{t('exchangeSend')}</button>}
             </p>
           </fieldset>
         )}
