@@ -38,7 +38,7 @@ export class GateService {
    * give-backs), so it stays too high until rebuilt. Healed (forgotten, then rebuilt from the
    * database) as soon as Redis answers again. Bounded.
    */
-  private readonly missed = new Map<string, { tries: number; forgotten: boolean }>();
+  private readonly missed = new Map<string, { tries: number; forgotten: boolean; misses: number }>();
   /** Heals begun, for tests and metrics. */
   heals = 0;
 
@@ -59,9 +59,10 @@ export class GateService {
     if (miss !== undefined) {
       // A new miss after the forget: the rebuild to come must read the database after this grant too.
       miss.forgotten = false;
+      miss.misses++;
     } else {
       if (this.missed.size >= missedMax) this.missed.delete(this.missed.keys().next().value as string);
-      this.missed.set(showId, { tries: 0, forgotten: false });
+      this.missed.set(showId, { tries: 0, forgotten: false, misses: 1 });
     }
     this.heal(showId);
   }
@@ -88,6 +89,8 @@ export class GateService {
       return;
     }
     miss.tries++;
+    // The misses this heal covers: one that comes while it runs may have committed after its read.
+    const covers = miss.misses;
     const again = () => {
       if (miss.tries < healTriesMax) setTimeout(() => this.heal(showId), rebuildPauseMs).unref();
       else miss.tries = 0;
@@ -99,8 +102,9 @@ export class GateService {
       .then(() => this.rebuild(showId))
       .then((built) => {
         if (!built) return again();
-        this.missed.delete(showId);
         this.heals++;
+        if (miss.misses === covers) this.missed.delete(showId);
+        else setTimeout(() => this.heal(showId), 0).unref();
       }, again)
       .finally(() => this.rebuilding.delete(showId));
     this.rebuilding.set(showId, run);
