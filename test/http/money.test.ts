@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditConfiguredStore } from '../../src/audit-command.js';
+import { rawSql } from '../contract/raw-sql.js';
 import { adminClient, ApiClient } from '../support/api-client.js';
 import { startTestNode, type TestNode } from '../support/backend.js';
+import type { TestStoreHandle } from '../support/stores.js';
 import { eventually } from '../support/wait.js';
 
 /**
@@ -347,6 +349,27 @@ describe('money that adds up (issue 32)', () => {
     expect(await t.node.sandbox!.refundedCents(d.paymentId)).toBe(620);
     expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(190);
     expect(await csvNet()).toBe(0);
+  });
+
+  it('a refund with no payment anywhere on its chain is REFUSED and the tickets are given back: money the provider never took is never recorded as paid back', async () => {
+    const from = await show();
+    const to = await show();
+    const b = await bought(from, { section: 'GA', quantity: 1 });
+    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1 });
+    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const newOrderId = swapped.body.order.orderId as string;
+    // The chain broken on purpose: the first order no longer names its payment.
+    const sql = await rawSql({ database: t.database } as TestStoreHandle);
+    try {
+      expect(await sql.run(`UPDATE orders SET payment_id = NULL WHERE order_id = '${b.orderId}'`)).toBe('ok');
+    } finally {
+      await sql.close();
+    }
+    expect((await refund(b.buyer, newOrderId, null)).status).toBe(202);
+    expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUSED', reason: 'no payment to refund through' });
+    expect(await t.node.sandbox!.refundedCents(b.paymentId)).toBe(0);
+    const after = (await b.buyer.request('GET', `/api/v1/orders/${newOrderId}`)).body;
+    expect(after.tickets.map((k: { status: string }) => k.status)).toEqual(['VALID']);
   });
 
   it('Why 5: after all of the above (refunds in part and whole, discounts, exchanges, a cancelled show) the audit passes', async () => {
