@@ -62,6 +62,13 @@ async function bought(showId: string, request: Record<string, unknown>, extra: R
 const refund = (client: ApiClient, orderId: string, body: unknown) =>
   client.request('POST', `/api/v1/orders/${orderId}/refund`, body, { 'x-idempotency-key': `r-${++seq}` });
 
+/** The buyer's exchange of the whole or part of `b`, which must succeed at once (201: an even or cheaper swap). */
+async function exchanged(b: Bought, body: Record<string, unknown>, headers?: Record<string, string>) {
+  const reply = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, body, headers);
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply;
+}
+
 /** The order's refunds once none is PENDING any more. */
 const settledRefunds = (client: ApiClient, orderId: string, count: number) => eventually(async () => {
   const r = (await client.request('GET', `/api/v1/orders/${orderId}/refunds`)).body.refunds as { status: string; amountCents: number; reason: string | null }[];
@@ -101,8 +108,7 @@ describe('money that adds up (issue 32)', () => {
     const showId = await show();
     const code = await percentOff(20);
     const b = await bought(showId, { seatIds: ['A-1-3', 'A-1-4'] }, { discountCode: code });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-4', 'A-2-5'] });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { seatIds: ['A-2-4', 'A-2-5'] });
     expect(swapped.body.exchange).toMatchObject({ differenceCents: 0 });
     // The value carried is what was paid (608), not the new seats' list price (760).
     expect(swapped.body.order).toMatchObject({ amountCents: 608, paymentId: null });
@@ -117,8 +123,7 @@ describe('money that adds up (issue 32)', () => {
     const from = await show();
     const to = await show();
     const b = await bought(from, { section: 'GA', quantity: 1 });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1 });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { showId: to, section: 'GA', quantity: 1 });
     const newOrderId = swapped.body.order.orderId as string;
     expect((await refund(b.buyer, newOrderId, null)).status).toBe(202);
     expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 1000 });
@@ -131,8 +136,7 @@ describe('money that adds up (issue 32)', () => {
     const from = await show();
     const to = await show();
     const b = await bought(from, { section: 'GA', quantity: 2 });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 2 });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { showId: to, section: 'GA', quantity: 2 });
     const newOrderId = swapped.body.order.orderId as string;
     expect((await admin.request('POST', `/api/v1/admin/shows/${to}/cancel`, { reason: 'storm' })).status).toBe(202);
     expect((await settledRefunds(b.buyer, newOrderId, 1))[0]).toMatchObject({ status: 'REFUNDED', amountCents: 2000 });
@@ -156,8 +160,7 @@ describe('money that adds up (issue 32)', () => {
     expect(after.tickets.map((k: { status: string }) => k.status).sort()).toEqual(['INVALID', 'VALID', 'VALID']);
     // An even swap of the two left carries 2000 (on PostgreSQL this once failed stock_within_capacity: the
     // units went back to the bucket the refund had already refilled), and refunding it pays back 2000 more: 3000 in all, as paid.
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { section: 'GA', quantity: 2 });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { section: 'GA', quantity: 2 });
     expect(swapped.body.order.amountCents).toBe(2000);
     const newOrderId = swapped.body.order.orderId as string;
     expect((await refund(b.buyer, newOrderId, null)).body).toMatchObject({ amountCents: 2000 });
@@ -168,8 +171,7 @@ describe('money that adds up (issue 32)', () => {
   it('a cheaper exchange: the list difference goes back through the source payment once the swap commits; the new order holds the rest', async () => {
     const showId = await show();
     const b = await bought(showId, { section: 'GA', quantity: 1 });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-1'] }, { 'x-idempotency-key': `x-${++seq}` });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { seatIds: ['A-2-1'] }, { 'x-idempotency-key': `x-${++seq}` });
     expect(swapped.body.exchange).toMatchObject({ differenceCents: -620 });
     expect(swapped.body.order).toMatchObject({ amountCents: 380, paymentId: null });
     expect(swapped.body.tickets.map((k: { paidCents: number }) => k.paidCents)).toEqual([380]);
@@ -191,8 +193,7 @@ describe('money that adds up (issue 32)', () => {
     const code = await percentOff(50);
     const b = await bought(showId, { section: 'GA', quantity: 1 }, { discountCode: code });
     expect(b.amountCents).toBe(500);
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-2'] });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { seatIds: ['A-2-2'] });
     expect(swapped.body.exchange).toMatchObject({ differenceCents: -620 });
     expect(swapped.body.refund).toMatchObject({ amountCents: 500 });
     expect(swapped.body.order).toMatchObject({ amountCents: 0 });
@@ -206,8 +207,7 @@ describe('money that adds up (issue 32)', () => {
     const to = await show();
     const b = await bought(from, { section: 'GA', quantity: 3 });
     const given = b.tickets[1]?.ticketId as string;
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1, ticketIds: [given] });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { showId: to, section: 'GA', quantity: 1, ticketIds: [given] });
     expect(swapped.body.exchange).toMatchObject({ oldTicketIds: [given], differenceCents: 0 });
     expect(swapped.body.refund).toBeNull();
     expect(swapped.body.order).toMatchObject({ amountCents: 1000 });
@@ -242,8 +242,7 @@ describe('money that adds up (issue 32)', () => {
     // The refunded ticket cannot be named.
     const refused = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-3'], ticketIds: [b.tickets[0]?.ticketId] });
     expect({ status: refused.status, code: refused.body.code }).toEqual({ status: 409, code: 'TICKET_NOT_EXCHANGEABLE' });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { seatIds: ['A-2-3', 'A-2-4'] });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { seatIds: ['A-2-3', 'A-2-4'] });
     expect(swapped.body.exchange).toMatchObject({ differenceCents: -1240 });
     expect(swapped.body.order).toMatchObject({ amountCents: 760 });
     expect(swapped.body.refund).toMatchObject({ amountCents: 1240 });
@@ -355,8 +354,7 @@ describe('money that adds up (issue 32)', () => {
     const from = await show();
     const to = await show();
     const b = await bought(from, { section: 'GA', quantity: 1 });
-    const swapped = await b.buyer.request('POST', `/api/v1/orders/${b.orderId}/exchange`, { showId: to, section: 'GA', quantity: 1 });
-    expect(swapped.status, JSON.stringify(swapped.body)).toBe(201);
+    const swapped = await exchanged(b, { showId: to, section: 'GA', quantity: 1 });
     const newOrderId = swapped.body.order.orderId as string;
     // The chain broken on purpose: the first order no longer names its payment.
     const sql = await rawSql({ database: t.database } as TestStoreHandle);
